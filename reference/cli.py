@@ -1,0 +1,187 @@
+"""``teamai-ref``: the reference's command line, mirroring teamai's commands.
+
+Exit codes (a script can rely on them):
+
+=====  ==============================================================
+0      done (recall printed its hits, or the no-hit line)
+1      a check said no: ``recall --check`` found nothing, ``review`` found a fail
+2      usage: unknown command or option, empty query, bad argument
+3      the team folder or a given file cannot be used
+4      busy: a lock stayed held past the bounded wait; try again
+=====  ==============================================================
+
+``hook-dispatch`` always exits 0: a hook must never break the agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO
+
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INPUT, EXIT_BUSY = 0, 1, 2, 3, 4
+
+
+class Io:
+    """The process's environment and streams, passed explicitly so the conformance harness can run
+    the same entry point in-process."""
+
+    def __init__(self, env: Mapping[str, str], stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> None:
+        self.env = env
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def warn(self, message: str) -> None:
+        self.stderr.write(f"teamai-ref: warning: {message}\n")
+
+    def error(self, message: str) -> None:
+        self.stderr.write(f"teamai-ref: error: {message}\n")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _Usage(f"{self.prog}: {message}")
+
+
+class _Usage(Exception):
+    pass
+
+
+def _team_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--team", metavar="DIR", help="the workspace team tree (default: $TEAMAI_TEAM)")
+    p.add_argument("--user-team", metavar="DIR", help="the user-scope team tree (default: $TEAMAI_USER_TEAM)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="teamai-ref", description="Reference implementation of TeamAI recall (#884, #1552).")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("recall", help="search the team's knowledge and record the run")
+    p.add_argument("query", nargs="+", help="what to look for")
+    p.add_argument("--check", action="store_true", help="only say whether recall would find something")
+    p.add_argument("--caller", help=argparse.SUPPRESS)
+    p.add_argument("--limit", type=int, default=5, help=argparse.SUPPRESS)
+    _team_args(p)
+
+    p = sub.add_parser("index", help="bring the search index up to date and report it")
+    _team_args(p)
+
+    for name, module, helptext in _EXTRA:
+        module_commands = __import__(f"reference.{module}", fromlist=["add_arguments"])
+        sp = sub.add_parser(name, help=helptext)
+        module_commands.add_arguments(sp)
+        _team_args(sp)
+    return parser
+
+
+# Commands whose code lives in their own module: (command, module, help). Each module offers
+# ``add_arguments(parser)`` and ``run(args, io) -> int``.
+_EXTRA: list[tuple[str, str, str]] = []
+
+
+def _load_config(args: argparse.Namespace, io: Io):  # type: ignore[no-untyped-def]
+    from . import config
+
+    cfg = config.load(io.env, getattr(args, "team", None), getattr(args, "user_team", None))
+    for scope in cfg.scopes:
+        if not os.path.isdir(scope.team):
+            raise config.ConfigError(f"team folder {scope.team} does not exist; pass --team DIR")
+        if not os.access(scope.team, os.R_OK | os.X_OK):
+            raise config.ConfigError(f"team folder {scope.team} cannot be read; check its permissions")
+    return cfg
+
+
+def cmd_recall(args: argparse.Namespace, io: Io) -> int:
+    from . import recall, relations_view, render
+
+    query = " ".join(args.query).strip()
+    if not query:
+        io.error("the query is empty; say what to look for, e.g. teamai-ref recall \"redis timeout\"")
+        return EXIT_USAGE
+    cfg = _load_config(args, io)
+    try:
+        searched = recall.search(cfg, query, io.warn, max(1, args.limit))
+    except recall.EmptyQuery:
+        io.error("the query has no words to search for; say what to look for")
+        return EXIT_USAGE
+    if args.check:
+        io.stdout.write(render.render_check(len(searched.hits)))
+        return EXIT_OK if searched.hits else EXIT_NO
+    hits = relations_view.attach(cfg, searched)
+    run_id = None
+    if not recall.disabled(io.env):
+        run_id = recall.record(cfg, hits, args.caller, io.warn)
+    io.stdout.write(render.render(query, hits, run_id))
+    return EXIT_OK
+
+
+def cmd_index(args: argparse.Namespace, io: Io) -> int:
+    from . import index
+
+    cfg = _load_config(args, io)
+    for scope in cfg.scopes:
+        conn = index.open_index(scope)
+        changed = index.refresh(conn, scope, io.warn)
+        total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+        io.stdout.write(f"{scope.name}: {total} assets indexed ({changed} changed) in {scope.index_path}\n")
+    return EXIT_OK
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Io], int]] = {"recall": cmd_recall, "index": cmd_index}
+
+
+def run(argv: Sequence[str], io: Io) -> int:
+    """The whole command line, with explicit environment and streams."""
+    if argv and argv[0] == "hook-dispatch":
+        from .hook import dispatch
+
+        return dispatch.main(list(argv[1:]), io.env, io.stdin, io.stderr)
+    from . import config, index
+    from .clock import ClockError
+    from .storage import Busy
+
+    try:
+        args = build_parser().parse_args(list(argv))
+    except _Usage as exc:
+        io.error(str(exc))
+        return EXIT_USAGE
+    if args.version:
+        from . import __version__
+
+        io.stdout.write(f"teamai-ref {__version__}\n")
+        return EXIT_OK
+    if not args.command:
+        build_parser().print_help(io.stdout)
+        return EXIT_USAGE
+    handler = _COMMANDS.get(args.command)
+    if handler is None:
+        module = next(m for n, m, _ in _EXTRA if n == args.command)
+        handler = __import__(f"reference.{module}", fromlist=["run"]).run
+    try:
+        return handler(args, io)
+    except config.ConfigError as exc:
+        io.error(str(exc))
+        return EXIT_INPUT
+    except ClockError as exc:
+        io.error(f"TEAMAI_NOW: {exc}")
+        return EXIT_USAGE
+    except Busy as exc:
+        io.error(str(exc))
+        return EXIT_BUSY
+    except index.IndexError_ as exc:
+        io.error(f"{exc}; another process may hold it, try again")
+        return EXIT_BUSY
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    io = Io(os.environ, sys.stdin.buffer, sys.stdout, sys.stderr)
+    try:
+        return run(sys.argv[1:] if argv is None else argv, io)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,123 @@
+"""Where a team's knowledge and the reference's state live, read from the environment once.
+
+A *scope* is one team tree with its learnings roots and its own state folder. The user scope
+comes from ``TEAMAI_USER_TEAM``; the workspace (project) scope from ``TEAMAI_TEAM`` (or
+``--team``). When a workspace is given it is the active scope, and the user scope is only
+inherited. This module reads only ``os``-level facts so the hook path can use it cheaply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+WORKSPACE = "workspace"
+USER = "user"
+
+
+class ConfigError(ValueError):
+    """No team folder was given, or the one given cannot be used."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    name: str  # "workspace" or "user"
+    team: str  # absolute, real path of the team tree
+    learnings_roots: tuple[str, ...]
+    state_dir: str
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.state_dir, "recall-log.jsonl")
+
+    @property
+    def log_lock(self) -> str:
+        return os.path.join(self.state_dir, "recall-log.lock")
+
+    @property
+    def ledger_path(self) -> str:
+        return os.path.join(self.state_dir, "votes.yaml")
+
+    @property
+    def ledger_lock(self) -> str:
+        return os.path.join(self.state_dir, "votes.lock")
+
+    @property
+    def upvoted_path(self) -> str:
+        return os.path.join(self.state_dir, "upvoted-sessions.json")
+
+    @property
+    def index_path(self) -> str:
+        return os.path.join(self.state_dir, "index.db")
+
+    @property
+    def debug_log_path(self) -> str:
+        return os.path.join(self.state_dir, "hook-debug.log")
+
+    def knowledge_roots(self) -> tuple[str, ...]:
+        return (self.team, *self.learnings_roots)
+
+
+@dataclass(frozen=True)
+class Config:
+    home: str
+    active: Scope
+    user: Scope | None
+    withheld_file: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def scopes(self) -> tuple[Scope, ...]:
+        """Every scope, active first."""
+        if self.user is None or self.user is self.active:
+            return (self.active,)
+        return (self.active, self.user)
+
+    def knowledge_roots(self) -> tuple[str, ...]:
+        roots: list[str] = []
+        for scope in self.scopes:
+            roots.extend(scope.knowledge_roots())
+        return tuple(roots)
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def _roots(raw: str | None, team: str) -> tuple[str, ...]:
+    if raw:
+        return tuple(_real(p) for p in raw.split(os.pathsep) if p)
+    return (os.path.join(team, "learnings"),)
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    raw = env.get("TEAMAI_HOME") or os.path.join(os.path.expanduser("~"), ".teamai-ref")
+    return _real(raw)
+
+
+def load(env: Mapping[str, str], team: str | None = None, user_team: str | None = None) -> Config:
+    """Resolve the scopes; ``team``/``user_team`` (command-line flags) beat the environment."""
+    home = home_dir(env)
+    user_raw = user_team or env.get("TEAMAI_USER_TEAM")
+    team_raw = team or env.get("TEAMAI_TEAM")
+    user_scope = None
+    if user_raw:
+        user_path = _real(user_raw)
+        user_scope = Scope(USER, user_path, _roots(env.get("TEAMAI_USER_LEARNINGS"), user_path),
+                           os.path.join(home, "user"))
+    if team_raw:
+        team_path = _real(team_raw)
+        active = Scope(WORKSPACE, team_path, _roots(env.get("TEAMAI_LEARNINGS"), team_path),
+                       os.path.join(home, "workspaces", _digest(team_path)))
+    elif user_scope is not None:
+        active = user_scope
+    else:
+        raise ConfigError("no team folder: pass --team DIR or set TEAMAI_TEAM (or TEAMAI_USER_TEAM)")
+    return Config(home=home, active=active, user=user_scope,
+                  withheld_file=env.get("TEAMAI_WITHHELD_FILE") or None, env=env)

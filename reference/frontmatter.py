@@ -1,0 +1,86 @@
+"""Split an asset's text into frontmatter and body, the way people actually write them.
+
+Real trees have BOMs, CRLF, unquoted ``globs: *.ts`` and frontmatter that is a list or a
+string. None of that may abort a recall: a file whose frontmatter does not parse as a YAML
+mapping keeps its body, and the caller reports the file once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Parsed:
+    meta: dict[str, Any]
+    body: str
+    problem: str | None = None  # why the frontmatter was skipped, if it was
+    body_line: int = 1  # 1-based line where the body starts
+
+
+def decode(data: bytes) -> str:
+    """Text of a file; raises ``UnicodeDecodeError`` for what is not text (NUL bytes included)."""
+    if b"\x00" in data:
+        raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), data.index(b"\x00") + 1, "NUL byte")
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _load_yaml(block: str) -> Any:
+    import yaml  # only the index builder pays for YAML
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
+
+
+def split(text: str) -> Parsed:
+    """Frontmatter is a leading ``---`` line, YAML, and a closing ``---`` (or ``...``) line."""
+    if not text.startswith("---"):
+        return Parsed({}, text)
+    first_nl = text.find("\n")
+    if first_nl == -1 or text[:first_nl].strip() != "---":
+        return Parsed({}, text)
+    lines = text[first_nl + 1:].split("\n")
+    for i, line in enumerate(lines):
+        if line.rstrip() in ("---", "..."):
+            block = "\n".join(lines[:i])
+            body = "\n".join(lines[i + 1:])
+            body_line = i + 3
+            break
+    else:
+        return Parsed({}, text, "frontmatter has no closing '---' line")
+    try:
+        meta = _load_yaml(block) if block.strip() else {}
+    except Exception as exc:  # any YAML error: keep the body, report the file
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        reason = getattr(exc, "problem", None) or type(exc).__name__
+        return Parsed({}, body, f"frontmatter is not valid YAML{where}: {reason}", body_line)
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        return Parsed({}, body, f"frontmatter is a {type(meta).__name__}, not a mapping", body_line)
+    return Parsed(meta, body, None, body_line)
+
+
+def text_field(meta: dict[str, Any], name: str) -> str | None:
+    """A scalar field as text (YAML dates and numbers included); anything else is absent."""
+    value = meta.get(name)
+    if value is None or isinstance(value, (dict, list, bool)):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def tags_field(meta: dict[str, Any]) -> list[str]:
+    value = meta.get("tags")
+    if isinstance(value, str):
+        items = [v.strip() for v in value.split(",")]
+    elif isinstance(value, list):
+        items = [str(v).strip() for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+    else:
+        return []
+    return [t for t in items if t]

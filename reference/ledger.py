@@ -1,0 +1,160 @@
+"""The votes ledger of one scope, in teamai's YAML shape::
+
+    version: 2
+    votes:
+      "redis-timeout":
+        recalled_count: 1
+        upvoted_count: 0
+        last_recalled_at: "2026-11-30T10:00:00.000Z"
+        last_upvoted_at: null
+    deltas: {}
+
+It is written whole, atomically (temp file, rename), under the ledger's lock with a bounded
+wait. The reference writes and reads its own spelling without importing YAML (recall is on
+an agent's critical path); any other spelling falls back to a full YAML parser. A ledger that
+does not parse into this shape is never overwritten: it is moved aside and the move is named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .storage import locked, write_atomic
+
+VERSION = 2
+FIELDS = ("recalled_count", "upvoted_count", "last_recalled_at", "last_upvoted_at")
+
+Votes = dict[str, dict[str, Any]]
+
+
+class CorruptLedger(ValueError):
+    pass
+
+
+def empty_entry() -> dict[str, Any]:
+    return {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": None, "last_upvoted_at": None}
+
+
+def dump(votes: Votes, extra: dict[str, Any] | None = None) -> str:
+    lines = [f"version: {VERSION}", "votes:" if votes else "votes: {}"]
+    for key in sorted(votes):
+        entry = votes[key]
+        lines.append(f"  {json.dumps(key, ensure_ascii=False)}:")
+        for name in FIELDS:
+            lines.append(f"    {name}: {json.dumps(entry.get(name))}")
+    deltas = (extra or {}).get("deltas") or {}
+    lines.append("deltas: " + json.dumps(deltas, ensure_ascii=False, sort_keys=True))
+    return "\n".join(lines) + "\n"
+
+
+def _fast_parse(text: str) -> Votes | None:
+    """Parse exactly what :func:`dump` writes; ``None`` for anything else."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != f"version: {VERSION}":
+        return None
+    votes: Votes = {}
+    current: dict[str, Any] | None = None
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        if line in ("votes:", "votes: {}"):
+            continue
+        if line.startswith("deltas:"):
+            continue
+        if line.startswith('  "') and line.endswith(":") and not line.startswith("    "):
+            try:
+                key = json.loads(line[2:-1])
+            except ValueError:
+                return None
+            current = votes.setdefault(key, empty_entry())
+            continue
+        if line.startswith("    ") and current is not None:
+            name, sep, value = line.strip().partition(": ")
+            if not sep or name not in FIELDS:
+                return None
+            try:
+                current[name] = json.loads(value)
+            except ValueError:
+                return None
+            continue
+        return None
+    return votes
+
+
+def _coerce(data: Any) -> Votes:
+    if not isinstance(data, dict) or not isinstance(data.get("votes", {}), (dict, type(None))):
+        raise CorruptLedger("not a votes ledger")
+    votes: Votes = {}
+    for key, raw in (data.get("votes") or {}).items():
+        if not isinstance(raw, dict):
+            raise CorruptLedger(f"entry {key!r} is not a mapping")
+        entry = empty_entry()
+        for name in FIELDS:
+            value = raw.get(name, entry[name])
+            if name.endswith("_count"):
+                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                    raise CorruptLedger(f"{key}.{name} is not a count")
+            elif value is not None:
+                value = value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
+            entry[name] = value
+        votes[str(key)] = entry
+    return votes
+
+
+def parse(text: str) -> Votes:
+    fast = _fast_parse(text)
+    if fast is not None:
+        return fast
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
+    except yaml.YAMLError as exc:
+        raise CorruptLedger(f"not YAML: {exc}") from exc
+    if data is None:
+        return {}
+    return _coerce(data)
+
+
+def read(path: str) -> Votes:
+    """The ledger's votes; raises :class:`CorruptLedger` for a file that is not a ledger."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError as exc:
+        raise CorruptLedger("not UTF-8") from exc
+    return parse(text)
+
+
+def _set_aside(path: str, stamp: str) -> str:
+    aside = f"{path}.corrupt-{stamp.replace(':', '')}"
+    n = 1
+    while os.path.exists(aside):
+        n += 1
+        aside = f"{path}.corrupt-{stamp.replace(':', '')}-{n}"
+    os.replace(path, aside)
+    return aside
+
+
+@contextmanager
+def editing(path: str, lock_path: str, wait: float, stamp: str,
+            warn: Callable[[str], None]) -> Iterator[Votes]:
+    """Lock the ledger, yield its votes for editing, write them back atomically on success."""
+    with locked(lock_path, "the votes ledger", wait):
+        try:
+            votes = read(path)
+        except CorruptLedger as exc:
+            aside = _set_aside(path, stamp)
+            warn(f"votes ledger {path} is corrupt ({exc}); moved it to {aside} and started a new one")
+            votes = {}
+        before = dump(votes)
+        yield votes
+        after = dump(votes)
+        if after != before or not os.path.exists(path):
+            write_atomic(path, after.encode("utf-8"))

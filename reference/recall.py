@@ -1,0 +1,150 @@
+"""One recall: search every scope, shadow, attach relations, record the run, count the recall.
+
+Data flows one way: tree -> index -> hits -> relations -> render -> run record. The run record
+holds what attribution needs later (vote keys, scopes, printed paths, eligibility) and never the
+query.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import index, ledger, runlog, session_env, tree
+from .clock import now, stamp
+from .config import WORKSPACE, Config, Scope
+from .storage import Busy, lock_wait
+
+LIMIT = 5
+
+
+@dataclass(frozen=True)
+class Hit:
+    scope_name: str  # "workspace" or "user": which scope the asset came from
+    eligible: bool
+    entry: index.Entry
+    related: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return self.entry.kind
+
+    @property
+    def type_label(self) -> str:
+        return tree.TYPE_LABEL[self.entry.kind]
+
+    @property
+    def title(self) -> str:
+        return self.entry.title
+
+    @property
+    def scope(self) -> str:
+        return self.scope_name
+
+    @property
+    def author(self) -> str | None:
+        return self.entry.author
+
+    @property
+    def date(self) -> str | None:
+        return self.entry.date
+
+    @property
+    def score(self) -> float:
+        return self.entry.score
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self.entry.tags
+
+    @property
+    def path(self) -> str:
+        return self.entry.path
+
+    @property
+    def snippet(self) -> str | None:
+        return self.entry.snippet
+
+
+@dataclass
+class Searched:
+    """What a search found, plus the open indexes that relations resolve against."""
+
+    hits: list[Hit]
+    connections: dict[str, sqlite3.Connection] = field(default_factory=dict)
+
+
+class EmptyQuery(ValueError):
+    pass
+
+
+def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LIMIT) -> Searched:
+    terms = index.query_terms(query)
+    if not terms:
+        raise EmptyQuery("the query has no words to search for")
+    found: list[tuple[Scope, index.Entry]] = []
+    conns: dict[str, sqlite3.Connection] = {}
+    for scope in cfg.scopes:
+        conn = index.open_index(scope)
+        conns[scope.name] = conn
+        index.refresh(conn, scope, warn)
+        found.extend((scope, e) for e in index.search(conn, terms, limit))
+    active = cfg.active
+    shadowed = {(e.kind, e.key) for s, e in found if s is active}
+    hits: list[Hit] = []
+    order = {s.name: i for i, s in enumerate(cfg.scopes)}
+    for scope, entry in sorted(found, key=lambda se: (-se[1].score, order[se[0].name], se[1].tree_path)):
+        if scope is not active and (entry.kind, entry.key) in shadowed:
+            continue
+        hits.append(Hit(scope.name, scope is active, entry))
+        if len(hits) == limit:
+            break
+    return Searched(hits, conns)
+
+
+def run_record(run_id: str, ts: str, env: Mapping[str, str], caller: str | None,
+               hits: list[Hit]) -> dict[str, Any]:
+    ses = session_env.from_env(env)
+    return {
+        "kind": "run", "ts": ts, "run": run_id, "session": ses.session, "via": ses.via,
+        "unambiguous": ses.unambiguous, "agent": ses.agent, "actor": {}, "caller": caller,
+        "docs": [{"key": h.entry.key, "type": h.kind, "scope": h.scope_name, "path": h.path,
+                  "score": round(h.score, 3), "eligible": h.eligible} for h in hits],
+    }
+
+
+def disabled(env: Mapping[str, str]) -> bool:
+    return env.get("TEAMAI_RECALL_DISABLED", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str], None]) -> str:
+    """Append the run line, count the recall in the ledger, return the run id."""
+    env = cfg.env
+    instant = now(env)
+    ts = stamp(instant)
+    run_id = str(uuid.uuid4())
+    scope = cfg.active
+    wait = lock_wait(env)
+    runlog.append(scope.log_path, scope.log_lock, [run_record(run_id, ts, env, caller, hits)], wait)
+    eligible = [h for h in hits if h.eligible]
+    if eligible:
+        try:
+            with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
+                for hit in eligible:
+                    entry = votes.setdefault(hit.entry.key, ledger.empty_entry())
+                    entry["recalled_count"] += 1
+                    entry["last_recalled_at"] = ts
+        except Busy as exc:
+            warn(f"{exc}; recalled_count was not updated for this run")
+    return run_id
+
+
+def with_related(hits: list[Hit], lines: list[tuple[str, ...]]) -> list[Hit]:
+    return [replace(h, related=r) for h, r in zip(hits, lines, strict=True)]
+
+
+def scope_label(name: str) -> str:
+    return "workspace" if name == WORKSPACE else name

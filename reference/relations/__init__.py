@@ -1,0 +1,1 @@
+"""Asset relations (#1552, first slice): declared ``related:`` blocks and Markdown links."""

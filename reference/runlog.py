@@ -1,0 +1,67 @@
+"""The recall log of one scope: JSON lines, appended under the log's lock in one write.
+
+One line per event. The shapes (every field of every kind is listed in ARCHITECTURE.md):
+
+- ``run``: a recall that searched: run id, ts, session, via, unambiguous, agent, actor, caller,
+  docs[] (key, type, scope, path, score, eligible).
+- ``claim``: a shell call that ran ``teamai recall`` printed this run id.
+- ``evidence``: a tool call read (or showed content of) a file under the knowledge roots.
+- ``link``: a child session belongs to a parent session.
+- ``consumed``: evidence that credited an upvote (written by the reducer).
+
+Never a query, a prompt, a command line or file content. Reading skips (and counts) lines that
+are not JSON objects with a known ``kind``: a torn or hand-edited line must not stop a reducer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .storage import append_bytes, ensure_dir, locked
+
+KINDS = frozenset({"run", "claim", "evidence", "link", "consumed"})
+
+
+def encode(record: Mapping[str, Any]) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def append(log_path: str, lock_path: str, records: Iterable[Mapping[str, Any]], wait: float) -> None:
+    """Append ``records`` as one write under the log's lock."""
+    data = b"".join(encode(r) for r in records)
+    if not data:
+        return
+    ensure_dir(os.path.dirname(log_path))
+    with locked(lock_path, "the recall log", wait):
+        append_bytes(log_path, data)
+
+
+def parse_lines(data: bytes) -> tuple[list[dict[str, Any]], int]:
+    """(records, number of malformed lines skipped)."""
+    records: list[dict[str, Any]] = []
+    bad = 0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(rec, dict) and rec.get("kind") in KINDS and isinstance(rec.get("ts"), str):
+            records.append(rec)
+        else:
+            bad += 1
+    return records, bad
+
+
+def read(log_path: str) -> tuple[list[dict[str, Any]], int]:
+    try:
+        with open(log_path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return [], 0
+    return parse_lines(data)

@@ -1,0 +1,39 @@
+"""Which agent session a recall runs in, as far as its environment can tell.
+
+The variables are those the agents export into their shells (see the payload research notes).
+A value is *unambiguous* only when exactly one distinct session is named: nesting (an agent
+running another agent) leaves several variables set, and then only a hook claim can settle it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+# (variable, agent) in the order teamai checks them.
+SESSION_ENV: tuple[tuple[str, str], ...] = (
+    ("CLAUDE_CODE_SESSION_ID", "claude"),
+    ("CODEX_SESSION_ID", "codex"),
+    ("CODEBUDDY_SESSION_ID", "codebuddy"),
+    ("COPILOT_AGENT_SESSION_ID", "copilot"),
+    ("CURSOR_CONVERSATION_ID", "cursor"),
+    ("CLAUDE_SESSION_ID", "codebuddy"),
+    ("TEAMAI_AGENT_SESSION_ID", "opencode"),
+    ("PI_SESSION_ID", "pi"),
+)
+
+
+class EnvSession(NamedTuple):
+    session: str | None
+    agent: str | None
+    via: str  # "env" or "none"
+    unambiguous: bool
+
+
+def from_env(env: Mapping[str, str]) -> EnvSession:
+    named = [(env[var].strip(), agent) for var, agent in SESSION_ENV if env.get(var, "").strip()]
+    if not named:
+        return EnvSession(None, None, "none", False)
+    distinct = {value for value, _ in named}
+    session, agent = named[0]
+    return EnvSession(session, agent, "env", len(distinct) == 1)

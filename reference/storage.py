@@ -1,0 +1,95 @@
+"""Every write of shared state goes through here: an exclusive lock with a bounded wait, a single
+``write(2)`` for appends, and temp-file-and-rename for whole files. Files are created 0600.
+
+Why one module: the log and the ledger are written by many short processes at once (hooks,
+recalls, reducers). Torn lines or half-written ledgers are exactly the bugs a conformance suite
+must never have to explain away.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+DEFAULT_LOCK_WAIT = 10.0
+
+
+class Busy(RuntimeError):
+    """The lock stayed held for the whole bounded wait."""
+
+    def __init__(self, what: str, path: str, waited: float) -> None:
+        super().__init__(f"{what} is busy: {path} stayed locked for {waited:g}s; try again")
+        self.what = what
+        self.path = path
+
+
+def ensure_dir(path: str) -> None:
+    os.makedirs(path, mode=0o700, exist_ok=True)
+
+
+@contextmanager
+def locked(lock_path: str, what: str, wait: float = DEFAULT_LOCK_WAIT) -> Iterator[None]:
+    """Hold ``lock_path`` exclusively, polling up to ``wait`` seconds, else raise :class:`Busy`."""
+    ensure_dir(os.path.dirname(lock_path))
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + max(wait, 0.0)
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise Busy(what, lock_path, wait) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def append_bytes(path: str, data: bytes) -> None:
+    """Append ``data`` in one write on an O_APPEND descriptor (the caller holds the lock)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half."""
+    directory = os.path.dirname(path) or "."
+    ensure_dir(directory)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def lock_wait(env: dict[str, str] | os._Environ[str]) -> float:
+    """Bounded wait for locks; ``TEAMAI_LOCK_WAIT`` (seconds) shortens it for tests."""
+    raw = env.get("TEAMAI_LOCK_WAIT")
+    if raw:
+        try:
+            return max(0.0, float(raw))
+        except ValueError:
+            pass
+    return DEFAULT_LOCK_WAIT

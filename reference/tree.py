@@ -1,0 +1,106 @@
+"""Which files of a scope are assets, and what each one is called.
+
+The walk only lists and stats; it never reads a file. Reading and parsing happen in the index,
+and only for files whose (mtime, size) changed, so a warm recall costs one stat per file.
+
+Kinds and their names (one owner for all of them):
+
+=========  ===========================================  ======================  ===============
+kind       file                                         tree path               vote key
+=========  ===========================================  ======================  ===============
+rule       ``rules/**/*.md``                            ``rules/<path>.md``     base name
+doc        ``docs/**/*.md``                             ``docs/<path>.md``      base name
+learning   ``<root>/**/*.md`` for each learnings root   ``learnings/<id>``      id
+skill      ``skills/<dir>/SKILL.md``                    ``skills/<dir>``        ``<dir>``
+wiki       ``teamwiki/evidence/code/<slug>/**/*.md``    same, with ``.md``      ``<slug>/<path>``
+=========  ===========================================  ======================  ===============
+
+A learning's id is its path under the root without ``.md`` (a namespace folder stays in it);
+when two roots hold the same id, the first root wins and the other file is not an asset.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+RULE, DOC, LEARNING, SKILL, WIKI = "rule", "doc", "learning", "skill", "wiki"
+KINDS = (RULE, DOC, LEARNING, SKILL, WIKI)
+WIKI_PREFIX = "teamwiki/evidence/code/"
+
+# The type label recall prints in a hit header, as teamai prints it.
+TYPE_LABEL = {RULE: "rules", DOC: "docs", LEARNING: "learnings", SKILL: "skills", WIKI: "docs"}
+
+
+@dataclass(frozen=True, slots=True)
+class AssetFile:
+    kind: str
+    tree_path: str
+    key: str
+    path: str  # absolute path on disk; what recall prints
+    mtime_ns: int
+    size: int
+
+    @property
+    def codebase(self) -> str | None:
+        """The codebase slug of a teamwiki page."""
+        if self.kind != WIKI:
+            return None
+        return self.tree_path[len(WIKI_PREFIX):].split("/", 1)[0]
+
+
+def _md_files(top: str) -> list[tuple[str, str, int, int]]:
+    """(relative posix path, absolute path, mtime_ns, size) of every ``.md`` file under ``top``."""
+    found: list[tuple[str, str, int, int]] = []
+    stack = [("", top)]
+    while stack:
+        rel, path = stack.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir():
+                    stack.append((rel + name + "/", entry.path))
+                elif name.endswith(".md") and entry.is_file():
+                    st = entry.stat()
+                    found.append((rel + name, entry.path, st.st_mtime_ns, st.st_size))
+            except OSError:
+                continue
+    return found
+
+
+def _base_key(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1][:-3]
+
+
+def walk(team: str, learnings_roots: tuple[str, ...]) -> list[AssetFile]:
+    """Every asset of one scope, in a stable order (by tree path)."""
+    assets: dict[str, AssetFile] = {}
+    for folder, kind in (("rules", RULE), ("docs", DOC)):
+        for rel, path, mtime, size in _md_files(os.path.join(team, folder)):
+            tree_path = f"{folder}/{rel}"
+            assets[tree_path] = AssetFile(kind, tree_path, _base_key(rel), path, mtime, size)
+    skills = os.path.join(team, "skills")
+    for rel, path, mtime, size in _md_files(skills):
+        if rel.endswith("/SKILL.md"):
+            directory = rel[: -len("/SKILL.md")]
+            tree_path = f"skills/{directory}"
+            assets[tree_path] = AssetFile(SKILL, tree_path, directory.rsplit("/", 1)[-1], path, mtime, size)
+    wiki = os.path.join(team, *WIKI_PREFIX.rstrip("/").split("/"))
+    for rel, path, mtime, size in _md_files(wiki):
+        if "/" not in rel:
+            continue  # a page lives inside a codebase folder
+        tree_path = WIKI_PREFIX + rel
+        assets[tree_path] = AssetFile(WIKI, tree_path, rel[:-3], path, mtime, size)
+    for root in learnings_roots:
+        for rel, path, mtime, size in _md_files(root):
+            ident = rel[:-3]
+            tree_path = f"learnings/{ident}"
+            if tree_path not in assets:  # first root wins
+                assets[tree_path] = AssetFile(LEARNING, tree_path, ident, path, mtime, size)
+    return [assets[k] for k in sorted(assets)]

@@ -1,0 +1,66 @@
+"""Shared fixtures: a real team tree in a temporary folder, and the CLI run as a real subprocess
+or in-process through the same entry point."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_TEAM = ROOT / "examples" / "team"
+REAL_TEAM = ROOT.parent / "shared" / "corpora" / "real-team-a"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class Cli:
+    """Runs ``teamai-ref`` with a controlled environment."""
+
+    def __init__(self, home: Path, team: Path) -> None:
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("TEAMAI_", "CLAUDE", "CODEX",
+                                                                                "CURSOR", "COPILOT", "CODEBUDDY",
+                                                                                "PI_"))}
+        self.env.update({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team), "TEAMAI_LOCK_WAIT": "2"})
+
+    def __call__(self, *argv: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> Result:
+        from reference.cli import Io, run
+
+        full = {**self.env, **(env or {})}
+        out, err = io.StringIO(), io.StringIO()
+        code = run(list(argv), Io(full, io.BytesIO(stdin), out, err))
+        return Result(code, out.getvalue(), err.getvalue())
+
+    def subprocess(self, *argv: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> Result:
+        full = {**self.env, **(env or {})}
+        proc = subprocess.run([sys.executable, "-m", "reference", *argv], input=stdin, capture_output=True,
+                              env=full, cwd=ROOT, timeout=120)
+        return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Path:
+    dest = tmp_path / "team"
+    shutil.copytree(EXAMPLE_TEAM, dest)
+    return dest
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def cli(home: Path, team: Path) -> Cli:
+    return Cli(home, team)
