@@ -15,11 +15,13 @@ Exit codes (a script can rely on them):
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the hook path
+    import argparse
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INPUT, EXIT_BUSY = 0, 1, 2, 3, 4
 
@@ -41,11 +43,6 @@ class Io:
         self.stderr.write(f"teamai-ref: error: {message}\n")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Usage(f"{self.prog}: {message}")
-
-
 class _Usage(Exception):
     pass
 
@@ -56,6 +53,12 @@ def _team_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            raise _Usage(f"{self.prog}: {message}")
+
     parser = _Parser(prog="teamai-ref", description="Reference implementation of TeamAI recall (#884, #1552).")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -80,7 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Commands whose code lives in their own module: (command, module, help). Each module offers
 # ``add_arguments(parser)`` and ``run(args, io) -> int``.
-_EXTRA: list[tuple[str, str, str]] = []
+_EXTRA: list[tuple[str, str, str]] = [
+    ("review", "review", "check the relations a branch of the team repo declares"),
+    ("contribute", "contribute", "publish a learning into the learnings root"),
+    ("pull", "pull", "credit the upvotes the recall log has earned, then prune it"),
+    ("stats", "stats", "show recall for the last 10 sessions"),
+    ("replay", "hook.replay", "explain what the hook would record for saved payloads, writing nothing"),
+]
 
 
 def _load_config(args: argparse.Namespace, io: Io):  # type: ignore[no-untyped-def]
@@ -96,7 +105,7 @@ def _load_config(args: argparse.Namespace, io: Io):  # type: ignore[no-untyped-d
 
 
 def cmd_recall(args: argparse.Namespace, io: Io) -> int:
-    from . import recall, relations_view, render
+    from . import config, recall, relations_view, render
 
     query = " ".join(args.query).strip()
     if not query:
@@ -113,7 +122,7 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         return EXIT_OK if searched.hits else EXIT_NO
     hits = relations_view.attach(cfg, searched)
     run_id = None
-    if not recall.disabled(io.env):
+    if not config.recording_disabled(io.env):
         run_id = recall.record(cfg, hits, args.caller, io.warn)
     io.stdout.write(render.render(query, hits, run_id))
     return EXIT_OK

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping
 
-UTC = _dt.timezone.utc
+UTC = _dt.UTC
 
 
 class ClockError(ValueError):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 WORKSPACE = "workspace"
 USER = "user"
@@ -21,12 +20,20 @@ class ConfigError(ValueError):
     """No team folder was given, or the one given cannot be used."""
 
 
-@dataclass(frozen=True)
 class Scope:
-    name: str  # "workspace" or "user"
-    team: str  # absolute, real path of the team tree
-    learnings_roots: tuple[str, ...]
-    state_dir: str
+    """One team tree, its learnings roots and its state folder. (A plain class: ``dataclasses``
+    would cost the hook path the import of ``inspect``.)"""
+
+    __slots__ = ("name", "team", "learnings_roots", "state_dir")
+
+    def __init__(self, name: str, team: str, learnings_roots: tuple[str, ...], state_dir: str) -> None:
+        self.name = name  # "workspace" or "user"
+        self.team = team  # absolute, real path of the team tree
+        self.learnings_roots = learnings_roots
+        self.state_dir = state_dir
+
+    def __repr__(self) -> str:
+        return f"Scope({self.name!r}, {self.team!r})"
 
     @property
     def log_path(self) -> str:
@@ -60,13 +67,18 @@ class Scope:
         return (self.team, *self.learnings_roots)
 
 
-@dataclass(frozen=True)
 class Config:
-    home: str
-    active: Scope
-    user: Scope | None
-    withheld_file: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """The scopes of one invocation, with the environment they were read from."""
+
+    __slots__ = ("home", "active", "user", "withheld_file", "env")
+
+    def __init__(self, home: str, active: Scope, user: Scope | None, withheld_file: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.home = home
+        self.active = active
+        self.user = user
+        self.withheld_file = withheld_file
+        self.env: Mapping[str, str] = env if env is not None else {}
 
     @property
     def scopes(self) -> tuple[Scope, ...]:
@@ -80,6 +92,11 @@ class Config:
         for scope in self.scopes:
             roots.extend(scope.knowledge_roots())
         return tuple(roots)
+
+
+def recording_disabled(env: Mapping[str, str]) -> bool:
+    """``TEAMAI_RECALL_DISABLED`` turns off both recall's and the hooks' recording."""
+    return env.get("TEAMAI_RECALL_DISABLED", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _real(path: str) -> str:

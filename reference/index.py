@@ -21,10 +21,12 @@ from .config import Scope
 from .relations import extract
 from .storage import ensure_dir
 
-INDEX_VERSION = "4"
+INDEX_VERSION = "9"
 MAX_INDEXED_BYTES = 1 << 20  # a larger asset is indexed up to here, with a warning
 SNIPPET_CHARS = 160
 WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
+FULL_SCAN_LIMIT = 4000  # trees up to this many assets stat every file on every recall
+FULL_SCAN_EVERY = 300.0  # seconds; larger trees are walked at least this often
 
 _STOP = frozenset(
     "a an and are as at be but by for from how i if in into is it its me my of on or our so that the "
@@ -32,6 +34,13 @@ _STOP = frozenset(
     "can could should would".split()
 )
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+# Chinese, Japanese and Korean text has no spaces between words: each character is indexed as a
+# token of its own and a query word written in these scripts is searched as a phrase of them.
+_CJK = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
+
+
+def spaced(text: str) -> str:
+    return _CJK.sub(r" \1 ", text)
 
 Warn = Callable[[str], None]
 
@@ -60,15 +69,19 @@ CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE assets(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, tree_path TEXT NOT NULL,
   key TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, indexed INTEGER NOT NULL,
-  title TEXT, author TEXT, date TEXT, tags TEXT, relations TEXT, snippet TEXT);
+  title TEXT, author TEXT, date TEXT, tags TEXT, relations TEXT, snippet TEXT, codebase TEXT);
 CREATE INDEX assets_tree ON assets(tree_path);
+CREATE INDEX assets_key ON assets(kind, key);
+CREATE TABLE edges(source INTEGER NOT NULL, target TEXT NOT NULL);
+CREATE INDEX edges_target ON edges(target);
+CREATE TABLE dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize='porter unicode61 remove_diacritics 2');
 """
 
 
 def query_terms(query: str) -> list[str]:
     """Distinct lower-case words of a query, stop words dropped (all kept if all are stop words)."""
-    words = [w.lower() for w in _TOKEN.findall(query)]
+    words = [" ".join(spaced(w).split()) for w in _TOKEN.findall(query.lower())]
     seen: dict[str, None] = {}
     for w in words:
         if w not in _STOP:
@@ -126,31 +139,34 @@ def _read_asset(asset: tree.AssetFile, warn: Warn) -> tuple[frontmatter.Parsed, 
         warn(f"{asset.path}: cannot be read ({exc.strerror}); skipped. Check its permissions.")
         return None
     truncated = len(data) > MAX_INDEXED_BYTES
-    if truncated:
-        data = data[:MAX_INDEXED_BYTES]
+    if truncated:  # cut at the last line break, so no character is split
+        data = data[:MAX_INDEXED_BYTES].rsplit(b"\n", 1)[0]
     try:
         text = frontmatter.decode(data)
     except UnicodeDecodeError:
-        if truncated:  # the cut may have split a character
-            try:
-                text = frontmatter.decode(data[:-4].rsplit(b"\n", 1)[0])
-            except UnicodeDecodeError:
-                text = None
-        else:
-            text = None
-        if text is None:
-            warn(f"{asset.path}: not UTF-8 text; skipped. Save it as UTF-8 or remove it.")
-            return None
+        warn(f"{asset.path}: not UTF-8 text; skipped. Save it as UTF-8 or remove it.")
+        return None
     if truncated:
         warn(f"{asset.path}: larger than {MAX_INDEXED_BYTES >> 20} MiB; only the start is indexed. "
              "Split it into smaller assets.")
     return frontmatter.split(text), truncated
 
 
-def _title(asset: tree.AssetFile, meta: dict[str, Any]) -> str:
+def _heading(body: str) -> str | None:
+    """The body's first line when it is a level-one Markdown heading."""
+    for line in body.split("\n", 20)[:20]:
+        if line.strip():
+            return line[2:].strip() or None if line.startswith("# ") else None
+    return None
+
+
+def _title(asset: tree.AssetFile, meta: dict[str, Any], body: str) -> str:
+    """Frontmatter title (a skill's name), else the body's leading ``# heading``, else the file name."""
     title = frontmatter.text_field(meta, "title")
     if title is None and asset.kind == tree.SKILL:
         title = frontmatter.text_field(meta, "name")
+    if title is None:
+        title = _heading(body)
     if title is None:
         title = asset.key.rsplit("/", 1)[-1]
     return " ".join(title.split())
@@ -172,40 +188,76 @@ def _insert(conn: sqlite3.Connection, asset: tree.AssetFile, warn: Warn) -> None
     if parsed.problem:
         warn(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
     meta = parsed.meta
-    title = _title(asset, meta)
+    title = _title(asset, meta, parsed.body)
     tags = frontmatter.tags_field(meta)
     relations = extract.outgoing(asset.kind, asset.tree_path, meta, parsed.body) if not parsed.problem \
         else extract.outgoing(asset.kind, asset.tree_path, {}, parsed.body)
     cur = conn.execute(
         "INSERT INTO assets(path, kind, tree_path, key, mtime_ns, size, indexed, title, author, date, tags,"
-        " relations, snippet) VALUES(?,?,?,?,?,?,1,?,?,?,?,?,?)",
+        " relations, snippet, codebase) VALUES(?,?,?,?,?,?,1,?,?,?,?,?,?,?)",
         (asset.path, asset.kind, asset.tree_path, asset.key, asset.mtime_ns, asset.size, title,
          frontmatter.text_field(meta, "author"), frontmatter.text_field(meta, "date"),
          json.dumps(tags, ensure_ascii=False), json.dumps(relations, ensure_ascii=False, sort_keys=True),
-         _snippet(parsed.body) if asset.kind == tree.WIKI else None))
+         _snippet(parsed.body) if asset.kind == tree.WIKI else None, asset.codebase))
+    rowid = cur.lastrowid
     conn.execute("INSERT INTO fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-                 (cur.lastrowid, title, " ".join(tags), parsed.body))
+                 (rowid, spaced(title), spaced(" ".join(tags)), spaced(parsed.body)))
+    targets = {t for _, t in relations.get("declared", ())} | set(relations.get("links", ()))
+    conn.executemany("INSERT INTO edges(source, target) VALUES(?, ?)", [(rowid, t) for t in sorted(targets)])
 
 
-def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn) -> int:
-    """Bring the index in line with the files on disk; returns how many assets changed."""
-    files = tree.walk(scope.team, scope.learnings_roots)
+def _meta(conn: sqlite3.Connection, name: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def _needs_walk(conn: sqlite3.Connection, now_s: float) -> bool:
+    """Whether this recall must stat every asset file (see the module docstring of the rule)."""
+    count = int(_meta(conn, "assets") or 0)
+    if count <= FULL_SCAN_LIMIT:
+        return True
+    if now_s - float(_meta(conn, "walked_at") or 0) >= FULL_SCAN_EVERY:
+        return True
+    for path, mtime in conn.execute("SELECT path, mtime_ns FROM dirs"):
+        if tree.dir_mtime(path) != mtime:
+            return True
+    return False
+
+
+def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False) -> int:
+    """Bring the index in line with the files on disk; returns how many assets changed.
+
+    Small trees (up to ``FULL_SCAN_LIMIT`` assets) are checked file by file on every call. Larger
+    ones are walked again when a folder changed (an asset added, removed or renamed, a checkout,
+    an editor's save-by-rename), when the last walk is ``FULL_SCAN_EVERY`` seconds old, or when a
+    hit's own file changed (:func:`changed_paths`); a stat per file would dominate the recall.
+    """
+    if not force and not _needs_walk(conn, now_s):
+        return 0
+    files, dirs = tree.walk_with_dirs(scope.team, scope.learnings_roots)
     wanted = {(a.path, a.tree_path, a.mtime_ns, a.size): a for a in files}
     stored = {tuple(r[1:]): r[0] for r in conn.execute(
         "SELECT id, path, tree_path, mtime_ns, size FROM assets")}
-    if wanted.keys() == stored.keys():
+    stored_dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+    large = len(files) > FULL_SCAN_LIMIT
+    if wanted.keys() == stored.keys() and stored_dirs == dirs and not large:
         return 0
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         raise IndexError_(f"index {scope.index_path} is locked: {exc}") from exc
     try:
+        conn.execute("DELETE FROM dirs")
+        conn.executemany("INSERT INTO dirs(path, mtime_ns) VALUES(?, ?)", sorted(dirs.items()))
+        conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)",
+                         [("assets", str(len(files))), ("walked_at", repr(now_s))])
         stored = {tuple(r[1:]): r[0] for r in conn.execute(
             "SELECT id, path, tree_path, mtime_ns, size FROM assets")}
         gone = [stored[k] for k in stored.keys() - wanted.keys()]
         for chunk in _chunks(gone, 500):
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM fts WHERE rowid IN ({marks})", chunk)
+            conn.execute(f"DELETE FROM edges WHERE source IN ({marks})", chunk)
             conn.execute(f"DELETE FROM assets WHERE id IN ({marks})", chunk)
         added = [wanted[k] for k in sorted(wanted.keys() - stored.keys(), key=lambda k: k[1])]
         for asset in added:
@@ -215,6 +267,22 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn) -> int:
         conn.execute("ROLLBACK")
         raise
     return len(gone) + len(added)
+
+
+def changed_paths(conn: sqlite3.Connection, paths: list[str]) -> bool:
+    """Whether any of these indexed files changed on disk since it was indexed."""
+    if not paths:
+        return False
+    marks = ",".join("?" * len(paths))
+    for path, mtime, size in conn.execute(
+            f"SELECT path, mtime_ns, size FROM assets WHERE path IN ({marks})", paths):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return True
+        if st.st_mtime_ns != mtime or st.st_size != size:
+            return True
+    return False
 
 
 def _chunks(items: list[int], size: int) -> Iterable[list[int]]:
@@ -227,22 +295,25 @@ def _fts_query(terms: list[str], op: str) -> str:
 
 
 # A hit needs a word of the query in its title or tags (teamai's rule); teamwiki pages, whose
-# titles are file names, are exempt.
+# titles are file names, are exempt. Pages of withheld codebases are never hits.
+_COLUMNS = "a.kind, a.tree_path, a.key, a.path, a.title, a.author, a.date, a.tags, a.relations, a.snippet"
 _SELECT = (
-    "SELECT -bm25(fts, ?, ?, ?) AS score, a.kind, a.tree_path, a.key, a.path, a.title, a.author, a.date,"
-    " a.tags, a.relations, a.snippet FROM fts JOIN assets a ON a.id = fts.rowid WHERE fts MATCH ?"
-    " AND (a.kind = 'wiki' OR fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
+    f"SELECT -bm25(fts, ?, ?, ?) AS score, {_COLUMNS} FROM fts JOIN assets a ON a.id = fts.rowid"
+    " WHERE fts MATCH ? AND (a.kind = 'wiki' OR fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
+    " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))"
     " ORDER BY score DESC, a.tree_path ASC LIMIT ?")
 
 
-def search(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[Entry]:
+def search(conn: sqlite3.Connection, terms: list[str], limit: int,
+           withheld: frozenset[str] = frozenset()) -> list[Entry]:
     """Best ``limit`` entries: all terms first; any term when that finds fewer than ``limit``."""
     if not terms:
         return []
     heading = "{title tags}: (" + _fts_query(terms, "OR") + ")"
-    rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "AND"), heading, limit)).fetchall()
+    hidden = json.dumps(sorted(withheld))
+    rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "AND"), heading, hidden, limit)).fetchall()
     if len(rows) < limit and len(terms) > 1:
-        rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "OR"), heading, limit)).fetchall()
+        rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "OR"), heading, hidden, limit)).fetchall()
     return [_entry(r) for r in rows]
 
 
@@ -254,7 +325,28 @@ def _entry(row: tuple[Any, ...]) -> Entry:
 
 def entries(conn: sqlite3.Connection) -> list[Entry]:
     """Every indexed asset, by tree path (for relations and checks)."""
-    rows = conn.execute(
-        "SELECT 0, kind, tree_path, key, path, title, author, date, tags, relations, snippet FROM assets"
-        " WHERE indexed = 1 ORDER BY tree_path").fetchall()
+    rows = conn.execute(f"SELECT 0, {_COLUMNS} FROM assets a WHERE indexed = 1 ORDER BY tree_path").fetchall()
     return [_entry(r) for r in rows]
+
+
+def entries_at(conn: sqlite3.Connection, tree_paths: Iterable[str]) -> list[Entry]:
+    """The indexed assets at these tree paths (those that exist)."""
+    wanted = json.dumps(sorted(set(tree_paths)))
+    rows = conn.execute(f"SELECT 0, {_COLUMNS} FROM assets a WHERE indexed = 1 AND tree_path IN"
+                        " (SELECT value FROM json_each(?)) ORDER BY tree_path", (wanted,)).fetchall()
+    return [_entry(r) for r in rows]
+
+
+def sources_of(conn: sqlite3.Connection, targets: Iterable[str]) -> list[Entry]:
+    """The indexed assets whose stored outgoing relations name one of these tree paths."""
+    wanted = json.dumps(sorted(set(targets)))
+    rows = conn.execute(f"SELECT DISTINCT 0, {_COLUMNS} FROM edges e JOIN assets a ON a.id = e.source"
+                        " WHERE a.indexed = 1 AND e.target IN (SELECT value FROM json_each(?))"
+                        " ORDER BY a.tree_path", (wanted,)).fetchall()
+    return [_entry(r) for r in rows]
+
+
+def has_key(conn: sqlite3.Connection, kind: str, key: str) -> bool:
+    """Whether the index holds an asset of this kind and vote key (shadowing is by both)."""
+    row = conn.execute("SELECT 1 FROM assets WHERE indexed = 1 AND kind = ? AND key = ? LIMIT 1", (kind, key))
+    return row.fetchone() is not None

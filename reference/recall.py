@@ -16,6 +16,7 @@ from typing import Any
 from . import index, ledger, runlog, session_env, tree
 from .clock import now, stamp
 from .config import WORKSPACE, Config, Scope
+from .relations import visibility
 from .storage import Busy, lock_wait
 
 LIMIT = 5
@@ -87,18 +88,23 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
         raise EmptyQuery("the query has no words to search for")
     found: list[tuple[Scope, index.Entry]] = []
     conns: dict[str, sqlite3.Connection] = {}
+    now_s = now(cfg.env).timestamp()
+    hidden = visibility.hidden_from_hits(cfg)  # a withheld codebase's pages are never hits
     for scope in cfg.scopes:
         conn = index.open_index(scope)
         conns[scope.name] = conn
-        index.refresh(conn, scope, warn)
-        found.extend((scope, e) for e in index.search(conn, terms, limit))
+        index.refresh(conn, scope, warn, now_s)
+        entries = index.search(conn, terms, limit, hidden)
+        if index.changed_paths(conn, [e.path for e in entries]):  # an in-place edit of a hit
+            index.refresh(conn, scope, warn, now_s, force=True)
+            entries = index.search(conn, terms, limit, hidden)
+        found.extend((scope, e) for e in entries)
     active = cfg.active
-    shadowed = {(e.kind, e.key) for s, e in found if s is active}
     hits: list[Hit] = []
     order = {s.name: i for i, s in enumerate(cfg.scopes)}
     for scope, entry in sorted(found, key=lambda se: (-se[1].score, order[se[0].name], se[1].tree_path)):
-        if scope is not active and (entry.kind, entry.key) in shadowed:
-            continue
+        if scope is not active and index.has_key(conns[active.name], entry.kind, entry.key):
+            continue  # a workspace entry of the same kind and key shadows it, hit or not
         hits.append(Hit(scope.name, scope is active, entry))
         if len(hits) == limit:
             break
@@ -114,10 +120,6 @@ def run_record(run_id: str, ts: str, env: Mapping[str, str], caller: str | None,
         "docs": [{"key": h.entry.key, "type": h.kind, "scope": h.scope_name, "path": h.path,
                   "score": round(h.score, 3), "eligible": h.eligible} for h in hits],
     }
-
-
-def disabled(env: Mapping[str, str]) -> bool:
-    return env.get("TEAMAI_RECALL_DISABLED", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str], None]) -> str:

@@ -1,10 +1,52 @@
-"""Attach ``Related:`` lines to recall hits (placeholder until the relations package lands)."""
+"""Attach ``Related:`` lines to recall hits, one scope at a time.
+
+Runs after recall has chosen its hits: it can add lines to a hit but never add, drop or reorder
+one. Each scope's relations resolve against that scope's own index. In the inherited user scope,
+an entry that a workspace entry shadows (same kind and vote key) takes no part in relations.
+
+Only the part of the graph that touches the hits is loaded: the hits, the targets of their
+outgoing relations, and the sources whose stored outgoing relations name a hit. That is every
+node a hit's lines can mention, so the lines are the same as over the whole scope.
+"""
 
 from __future__ import annotations
 
+import sqlite3
+
+from . import index
 from .config import Config
-from .recall import Hit, Searched
+from .recall import Hit, Searched, with_related
+from .relations import visibility
+from .relations.resolve import Graph, targets_of
+
+
+def _neighbourhood(conn: sqlite3.Connection, hits: list[Hit]) -> list[index.Entry]:
+    here = {h.entry.tree_path for h in hits}
+    around = set(here)
+    for hit in hits:
+        around.update(targets_of(hit.entry.relations))
+    found = {e.tree_path: e for e in index.entries_at(conn, around)}
+    for source in index.sources_of(conn, here):
+        found.setdefault(source.tree_path, source)
+    return [found[k] for k in sorted(found)]
 
 
 def attach(cfg: Config, searched: Searched) -> list[Hit]:
-    return list(searched.hits)
+    hits = list(searched.hits)
+    if not hits:
+        return hits
+    hidden = visibility.withheld(cfg)
+    active = cfg.active.name
+    graphs: dict[str, Graph] = {}
+    for name, conn in searched.connections.items():
+        mine = [h for h in hits if h.scope_name == name]
+        if not mine:
+            continue
+        nodes = _neighbourhood(conn, mine)
+        shadow = searched.connections[active] if name != active else None
+        graphs[name] = Graph(
+            e for e in nodes
+            if visibility.page_visible(e.kind, e.tree_path, hidden)
+            and (shadow is None or not index.has_key(shadow, e.kind, e.key)))
+    return with_related(hits, [tuple(graphs[h.scope_name].lines(h.entry)) if h.scope_name in graphs else ()
+                               for h in hits])

@@ -12,16 +12,26 @@ FOOTER = "以上内容来自团队知识库，仅供参考。如需详细信息�
 
 
 class RenderableHit(Protocol):
-    type_label: str
-    title: str
-    scope: str
-    author: str | None
-    date: str | None
-    score: float
-    tags: tuple[str, ...]
-    path: str
-    related: tuple[str, ...]
-    snippet: str | None
+    @property
+    def type_label(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def author(self) -> str | None: ...
+    @property
+    def date(self) -> str | None: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def related(self) -> tuple[str, ...]: ...
+    @property
+    def snippet(self) -> str | None: ...
 
 
 def _run_suffix(run_id: str | None) -> str:

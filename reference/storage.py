@@ -12,7 +12,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 DEFAULT_LOCK_WAIT = 10.0
@@ -84,7 +84,7 @@ def write_atomic(path: str, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def lock_wait(env: dict[str, str] | os._Environ[str]) -> float:
+def lock_wait(env: Mapping[str, str]) -> float:
     """Bounded wait for locks; ``TEAMAI_LOCK_WAIT`` (seconds) shortens it for tests."""
     raw = env.get("TEAMAI_LOCK_WAIT")
     if raw:

@@ -22,7 +22,7 @@ when two roots hold the same id, the first root wins and the other file is not a
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 RULE, DOC, LEARNING, SKILL, WIKI = "rule", "doc", "learning", "skill", "wiki"
 KINDS = (RULE, DOC, LEARNING, SKILL, WIKI)
@@ -32,8 +32,7 @@ WIKI_PREFIX = "teamwiki/evidence/code/"
 TYPE_LABEL = {RULE: "rules", DOC: "docs", LEARNING: "learnings", SKILL: "skills", WIKI: "docs"}
 
 
-@dataclass(frozen=True, slots=True)
-class AssetFile:
+class AssetFile(NamedTuple):
     kind: str
     tree_path: str
     key: str
@@ -49,13 +48,16 @@ class AssetFile:
         return self.tree_path[len(WIKI_PREFIX):].split("/", 1)[0]
 
 
-def _md_files(top: str) -> list[tuple[str, str, int, int]]:
-    """(relative posix path, absolute path, mtime_ns, size) of every ``.md`` file under ``top``."""
+def _md_files(top: str, dirs: dict[str, int] | None = None) -> list[tuple[str, str, int, int]]:
+    """(relative posix path, absolute path, mtime_ns, size) of every ``.md`` file under ``top``;
+    every folder visited goes into ``dirs`` with its mtime."""
     found: list[tuple[str, str, int, int]] = []
     stack = [("", top)]
     while stack:
         rel, path = stack.pop()
         try:
+            if dirs is not None:  # before listing, so a file added meanwhile is seen next time
+                dirs[path] = os.stat(path).st_mtime_ns
             entries = list(os.scandir(path))
         except OSError:
             continue
@@ -80,27 +82,48 @@ def _base_key(rel: str) -> str:
 
 def walk(team: str, learnings_roots: tuple[str, ...]) -> list[AssetFile]:
     """Every asset of one scope, in a stable order (by tree path)."""
+    return walk_with_dirs(team, learnings_roots)[0]
+
+
+def dir_mtime(path: str) -> int:
+    """A folder's mtime, or -1 when it is gone: adding, removing or renaming a file changes it."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def walk_with_dirs(team: str, learnings_roots: tuple[str, ...]) -> tuple[list[AssetFile], dict[str, int]]:
+    """Every asset of one scope, and every folder whose change would change that list (with its
+    mtime). Parents of the roots are included so that creating a missing root is noticed."""
     assets: dict[str, AssetFile] = {}
+    dirs: dict[str, int] = {}
+    for top in (team, *learnings_roots):
+        for folder in (top, os.path.dirname(top)):
+            dirs[folder] = dir_mtime(folder)
     for folder, kind in (("rules", RULE), ("docs", DOC)):
-        for rel, path, mtime, size in _md_files(os.path.join(team, folder)):
+        for rel, path, mtime, size in _md_files(os.path.join(team, folder), dirs):
             tree_path = f"{folder}/{rel}"
             assets[tree_path] = AssetFile(kind, tree_path, _base_key(rel), path, mtime, size)
     skills = os.path.join(team, "skills")
-    for rel, path, mtime, size in _md_files(skills):
+    for rel, path, mtime, size in _md_files(skills, dirs):
         if rel.endswith("/SKILL.md"):
             directory = rel[: -len("/SKILL.md")]
             tree_path = f"skills/{directory}"
             assets[tree_path] = AssetFile(SKILL, tree_path, directory.rsplit("/", 1)[-1], path, mtime, size)
     wiki = os.path.join(team, *WIKI_PREFIX.rstrip("/").split("/"))
-    for rel, path, mtime, size in _md_files(wiki):
+    for rel, path, mtime, size in _md_files(wiki, dirs):
         if "/" not in rel:
             continue  # a page lives inside a codebase folder
         tree_path = WIKI_PREFIX + rel
         assets[tree_path] = AssetFile(WIKI, tree_path, rel[:-3], path, mtime, size)
     for root in learnings_roots:
-        for rel, path, mtime, size in _md_files(root):
+        for rel, path, mtime, size in _md_files(root, dirs):
             ident = rel[:-3]
             tree_path = f"learnings/{ident}"
             if tree_path not in assets:  # first root wins
                 assets[tree_path] = AssetFile(LEARNING, tree_path, ident, path, mtime, size)
-    return [assets[k] for k in sorted(assets)]
+    for part in ("teamwiki", "teamwiki/evidence"):
+        folder = os.path.join(team, part)
+        dirs[folder] = dir_mtime(folder)
+    return [assets[k] for k in sorted(assets)], dirs

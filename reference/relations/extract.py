@@ -1,13 +1,29 @@
 """What one asset says about its relations, computed once when the asset is indexed.
 
-Placeholder contract: ``outgoing`` returns a JSON-serialisable value stored on the asset's
-index entry. The relations package owns its content.
+Stored on the index entry as ``{"declared": [[RELATION, target], ...], "links": [target, ...]}``,
+both in file order, targets as tree paths. Only what the vocabulary table allows is stored, so
+nothing later can turn an illegal declaration into a relation. Whether a target exists is not
+known here: it depends on the scope at query time, and is settled by ``resolve``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import declarations, links, paths, vocabulary
+
+EMPTY: dict[str, Any] = {"declared": [], "links": []}
+
 
 def outgoing(kind: str, tree_path: str, meta: dict[str, Any], body: str) -> dict[str, Any]:
-    return {}
+    if not vocabulary.declares(kind):
+        return {"declared": [], "links": []}
+    parsed = declarations.parse(kind, tree_path, meta)
+    declared = [[d.relation, d.target] for d in parsed.declarations]
+    source_file = paths.of_file(tree_path, kind)
+    targets: list[str] = []
+    for dest in links.local_targets(body):
+        found = links.resolve(dest, source_file)
+        if found is not None and found.tree_path != tree_path and found.tree_path not in targets:
+            targets.append(found.tree_path)
+    return {"declared": declared, "links": targets}

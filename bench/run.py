@@ -1,0 +1,262 @@
+"""``nox -s bench``: speed as ratios measured in one run.
+
+Every figure is the median wall time of fresh processes, divided by an interpreter floor measured
+in the same run on the same machine, so shared, noisy machines still give comparable numbers.
+Where node and npm are present, teamai-cli 0.25.0 runs the same work as a peer.
+
+    python bench/run.py [--sizes 1000,10000,50000] [--runs 15] [--skip-peer] [--only recall,hook,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import peer  # noqa: E402
+import synth  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = sys.executable
+SECTIONS = ("recall", "hook", "reduce", "conformance")
+
+
+def ref_cmd() -> list[str]:
+    script = shutil.which("teamai-ref", path=os.path.dirname(PY)) or shutil.which("teamai-ref")
+    return [script] if script else [PY, "-m", "reference"]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CLAUDE", "CODEX", "CURSOR", "COPILOT", "CODEBUDDY", "PI_", "TEAMAI_"))}
+    env.update(extra)
+    return env
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None, stdin: bytes = b"", cwd: str | None = None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, cwd=cwd)
+    elapsed = (time.perf_counter() - start) * 1000
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{cmd[:3]} exited {proc.returncode}: {proc.stderr.decode()[-400:]}")
+    return elapsed
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+class Report:
+    def __init__(self) -> None:
+        self.rows: list[dict[str, object]] = []
+
+    def add(self, section: str, what: str, ms: float, floor_ms: float | None = None,
+            goal: str = "", peer_ms: float | None = None, ok: bool | None = None) -> None:
+        row: dict[str, object] = {"section": section, "what": what, "median_ms": round(ms, 1)}
+        text = f"{section:<12} {what:<44} {ms:9.1f} ms"
+        if floor_ms:
+            row["x_floor"] = round(ms / floor_ms, 2)
+            text += f"  {ms / floor_ms:6.2f}x floor"
+        if peer_ms:
+            row["peer_over_ref"] = round(peer_ms / ms, 1)
+            text += f"  teamai-cli is {peer_ms / ms:5.1f}x slower"
+        if goal:
+            row["goal"] = goal
+            row["met"] = ok
+            text += f"  [goal {goal}: {'met' if ok else 'NOT met'}]"
+        self.rows.append(row)
+        print(text, flush=True)
+
+
+def floors(runs: int) -> tuple[float, float]:
+    bare = median([timed([PY, "-I", "-S", "-c", "pass"]) for _ in range(runs * 2)])
+    js = median([timed([PY, "-I", "-S", "-c", "import json"]) for _ in range(runs * 2)])
+    return bare, js
+
+
+def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, floor_ms: float, entry: str | None) -> None:
+    cmd = ref_cmd()
+    for size in sizes:
+        team = os.path.join(work, f"team-{size}")
+        if not os.path.isdir(team):
+            synth.generate(team, size)
+        home = os.path.join(work, f"home-{size}")
+        shutil.rmtree(home, ignore_errors=True)
+        env = clean_env(TEAMAI_HOME=home, TEAMAI_TEAM=team)
+        rep.add("recall", f"{size} assets: cold index build", timed([*cmd, "index"], env))
+        queries = synth.queries(runs + 3)
+        for q in queries[:3]:
+            timed([*cmd, "recall", q], env)
+        warm = median([timed([*cmd, "recall", q], env) for q in queries[3:]])
+        goal = {10_000: 6.0, 50_000: 12.0}.get(size)
+        peer_ms = None
+        if entry is not None and size <= 10_000:
+            penv = peer.set_up(entry, team, os.path.join(work, f"peer-{size}"))
+            for q in queries[:2]:
+                timed(["node", entry, "recall", q], penv)
+            peer_ms = median([timed(["node", entry, "recall", q], penv) for q in queries[3:3 + max(5, runs // 2)]])
+        ok = None
+        goal_text = ""
+        if goal:
+            ok = warm / floor_ms <= goal and (peer_ms is None or size != 10_000 or peer_ms / warm >= 5)
+            goal_text = f"<= {goal:g}x floor" + (", >= 5x faster than teamai-cli" if size == 10_000 else "")
+        rep.add("recall", f"{size} assets: warm recall", warm, floor_ms, goal_text, peer_ms, ok)
+        changed = []
+        for i in range(5):
+            victim = sorted(os.listdir(os.path.join(team, "learnings", "ns0")))[i]
+            path = os.path.join(team, "learnings", "ns0", victim)
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"\nchanged {time.time()}\n")
+            changed.append(timed([*cmd, "recall", queries[i]], env))
+        rep.add("recall", f"{size} assets: recall after one asset changed", median(changed), floor_ms)
+
+
+def _recall_output(work: str) -> tuple[dict[str, str], str, str]:
+    team = os.path.join(work, "hook-team")
+    if not os.path.isdir(team):
+        shutil.copytree(os.path.join(ROOT, "examples", "team"), team)
+    home = os.path.join(work, "hook-home")
+    shutil.rmtree(home, ignore_errors=True)
+    env = clean_env(TEAMAI_HOME=home, TEAMAI_TEAM=team, CLAUDE_CODE_SESSION_ID="bench-session")
+    out = subprocess.run([*ref_cmd(), "recall", "redis timeout"], env=env, capture_output=True, check=True)
+    return env, out.stdout.decode(), os.path.join(team, "learnings", "redis-timeout.md")
+
+
+def hook_payloads(output: str, doc: str, cwd: str) -> dict[str, bytes]:
+    common = {"session_id": "bench-session", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+              "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_use_id": "toolu_bench"}
+    read = {**common, "tool_name": "Read", "tool_input": {"file_path": doc},
+            "tool_response": {"type": "text", "file": {"filePath": doc, "content": "…", "numLines": 1,
+                                                        "startLine": 1, "totalLines": 1}}}
+    bash = {**common, "tool_name": "Bash", "tool_input": {"command": 'teamai recall "redis timeout"'},
+            "tool_response": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}}
+    return {"Read": json.dumps(read).encode(), "Bash with recall output": json.dumps(bash).encode()}
+
+
+def bench_hook(rep: Report, work: str, runs: int, json_floor: float, entry: str | None) -> None:
+    env, output, doc = _recall_output(work)
+    payloads = hook_payloads(output, doc, os.path.dirname(doc))
+    cmd = [*ref_cmd(), "hook-dispatch", "post-tool-use", "--tool", "claude"]
+    peer_env = None
+    if entry is not None:
+        peer_env = peer.offline_env(os.path.join(work, "peer-hook-home"))
+        os.makedirs(peer_env["HOME"], exist_ok=True)
+    for name, data in payloads.items():
+        ms = median([timed(cmd, env, data) for _ in range(runs * 2)])
+        peer_ms = None
+        if peer_env is not None:
+            peer_ms = median([timed(["node", entry or "", "hook-dispatch", "post-tool-use", "--tool", "claude"],
+                                    peer_env, data) for _ in range(5)])
+        ok = ms / json_floor <= 2.0 and (peer_ms is None or peer_ms / ms >= 10)
+        rep.add("hook", f"post-tool-use, {name}", ms, json_floor,
+                "<= 2x floor(import json), >= 10x faster than teamai-cli", peer_ms, ok)
+
+
+def _log_5000(path: str, team_doc: str) -> None:
+    """A realistic mix: 200 sessions, each with runs, claims and evidence (reads, some unrelated)."""
+    import random
+
+    rng = random.Random(7)
+    lines = []
+    t0 = time.time() - 3 * 86400
+    n = 0
+    while len(lines) < 5000:
+        n += 1
+        session = f"ses-{n % 200:03d}"
+        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t0 + len(lines) * 40))
+        run = f"{n:08x}-0000-4000-8000-{rng.randrange(16**12):012x}"
+        docs = [{"key": f"note-{rng.randrange(500)}", "type": "learning", "scope": "workspace",
+                 "path": team_doc if i == 0 else f"/team/learnings/note-{rng.randrange(500)}.md",
+                 "score": 3.2, "eligible": True} for i in range(rng.randint(0, 5))]
+        lines.append({"kind": "run", "ts": ts, "run": run, "session": session, "via": "env", "unambiguous": True,
+                      "agent": "claude", "actor": {}, "caller": None, "docs": docs})
+        lines.append({"kind": "claim", "ts": ts, "run": run, "session": session, "agent": "claude", "actor": {}})
+        for _ in range(rng.randint(1, 8)):
+            path = team_doc if rng.random() < 0.2 else f"/team/learnings/note-{rng.randrange(500)}.md"
+            lines.append({"kind": "evidence", "ts": ts, "session": session, "agent": "claude", "actor": {},
+                          "path": path, "exact": True, "via": "read", "simple": True, "status": "success"})
+    with open(path, "w", encoding="utf-8") as fh:
+        for rec in lines[:5000]:
+            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+def bench_reduce(rep: Report, work: str, runs: int, floor_ms: float) -> None:
+    env, _, doc = _recall_output(work)
+    sys.path.insert(0, ROOT)
+    from reference import config
+
+    scope = config.load(env).active
+    pristine = os.path.join(work, "log-5000.jsonl")
+    _log_5000(pristine, doc)
+    stop = json.dumps({"session_id": "ses-001", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
+                       "hook_event_name": "Stop", "stop_hook_active": False}).encode()
+    cmd = [*ref_cmd(), "hook-dispatch", "stop", "--tool", "claude"]
+    samples = []
+    for _ in range(runs):
+        shutil.copyfile(pristine, scope.log_path)
+        for extra in (scope.upvoted_path, scope.ledger_path):
+            if os.path.exists(extra):
+                os.unlink(extra)
+        samples.append(timed(cmd, env, stop))
+    ms = median(samples)
+    rep.add("reduce", "Stop reducing a 5000-line log (200 sessions)", ms, floor_ms, "<= 4x floor",
+            ok=ms / floor_ms <= 4.0)
+
+
+def bench_conformance(rep: Report) -> None:
+    exe = shutil.which("teamai-conformance", path=os.path.dirname(PY)) or "teamai-conformance"
+    inproc = timed([exe, "run", "--jobs", "2"], cwd=ROOT)
+    rep.add("conformance", "whole corpus, in-process, --jobs 2", inproc, goal="< 60 s", ok=inproc < 60_000)
+    sub = timed([exe, "run", "--jobs", "2", "--impl", "reference-subprocess"], cwd=ROOT)
+    rep.add("conformance", "whole corpus, subprocess protocol, --jobs 2", sub, goal="<= 3x in-process",
+            ok=sub / inproc <= 3.0)
+    print(f"{'':12} subprocess / in-process = {sub / inproc:.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--only", default=",".join(SECTIONS))
+    parser.add_argument("--skip-peer", action="store_true", help="do not install or time teamai-cli")
+    parser.add_argument("--work", help="folder for generated teams (kept between runs)")
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    work = args.work or os.path.join(tempfile.gettempdir(), "teamai-conformance-bench")
+    os.makedirs(work, exist_ok=True)
+    entry = None if args.skip_peer else peer.install()
+    rep = Report()
+    floor_ms, json_floor = floors(args.runs)
+    rep.add("floor", "python3 -I -S -c pass", floor_ms)
+    rep.add("floor", "python3 -I -S -c 'import json'", json_floor)
+    if entry is None and not args.skip_peer:
+        print("teamai-cli: node/npm not available or install failed; peer ratios are left out")
+    failures = []
+    for section, fn in (("recall", lambda: bench_recall(rep, work, [int(s) for s in args.sizes.split(",")],
+                                                        args.runs, floor_ms, entry)),
+                        ("hook", lambda: bench_hook(rep, work, args.runs, json_floor, entry)),
+                        ("reduce", lambda: bench_reduce(rep, work, args.runs, floor_ms)),
+                        ("conformance", lambda: bench_conformance(rep))):
+        if section in only:
+            try:
+                fn()
+            except Exception as exc:  # one broken section must not hide the others' figures
+                failures.append(section)
+                print(f"{section:<12} failed: {exc}", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rep.rows, fh, indent=2)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

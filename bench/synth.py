@@ -1,0 +1,80 @@
+"""Deterministic synthetic team trees for the benchmarks.
+
+The mix follows the research notes' corpus (learnings 45 %, docs 25 %, wiki 15 %, rules 10 %,
+skills 5 %), with Zipf-distributed technical words so that queries have realistic document
+frequencies. The same seed always gives the same tree, so two runs measure the same work.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+WORDS = (
+    "redis timeout payment ledger receipt retry backoff kafka consumer lag deploy release freeze "
+    "postgres index vacuum migration schema query plan cache eviction memory leak heap profile cpu "
+    "thread pool worker queue job scheduler cron batch stream event sourcing snapshot replica shard "
+    "cluster node pod container image build pipeline lint test flaky fixture mock contract api "
+    "gateway auth token session cookie oauth jwt rate limit quota billing invoice refund webhook "
+    "signature secret vault rotate certificate tls dns proxy ingress load balancer latency p99 "
+    "dashboard alert pager oncall incident postmortem runbook rollback canary feature flag config "
+    "env variable logging tracing metrics span sampling grpc protobuf json yaml parser encoder "
+    "decoder buffer socket connection pooling handshake keepalive compression gzip utf8 unicode"
+).split()
+GLUE = "the a of to in and is for on with that this it as be by from at or when if then".split()
+KINDS = (("learnings", 45), ("docs", 25), ("wiki", 15), ("rules", 10), ("skills", 5))
+
+
+def _word(rng: random.Random) -> str:
+    # Zipf-like: low ranks are far more common.
+    rank = int(len(WORDS) * rng.random() ** 2.5)
+    if rng.random() < 0.08:
+        return f"{WORDS[rank]}{rng.randrange(1000)}"
+    return WORDS[rank]
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(GLUE) if rng.random() < 0.4 else _word(rng) for _ in range(n))
+
+
+def _kind(rng: random.Random) -> str:
+    roll = rng.randrange(100)
+    for kind, share in KINDS:
+        if roll < share:
+            return kind
+        roll -= share
+    return "learnings"
+
+
+def generate(dest: str, count: int, seed: int = 1234) -> None:
+    """Write ``count`` assets under ``dest`` (which must not exist yet)."""
+    rng = random.Random(seed)
+    for i in range(count):
+        kind = _kind(rng)
+        title = " ".join(_word(rng) for _ in range(rng.randint(2, 5)))
+        tags = sorted({_word(rng) for _ in range(rng.randint(1, 4))})
+        body = "\n\n".join(_sentence(rng, rng.randint(30, 90)) for _ in range(rng.randint(1, 4)))
+        front = f"---\ntitle: {title}\nauthor: user{i % 37}\ndate: 2026-{1 + i % 12:02d}-{1 + i % 28:02d}\n" \
+                f"tags: [{', '.join(tags)}]\n---\n"
+        if kind == "skills":
+            path = os.path.join(dest, "skills", f"skill-{i}", "SKILL.md")
+            front = f"---\nname: skill-{i}\ndescription: {title}\n---\n"
+        elif kind == "wiki":
+            path = os.path.join(dest, "teamwiki", "evidence", "code", f"svc{i % 20}", "modules", f"mod-{i}.md")
+            front = f"# {title}\n\n"
+        else:
+            sub = f"ns{i % 25}" if kind == "learnings" else f"area{i % 15}"
+            path = os.path.join(dest, kind, sub, f"{kind[:-1]}-{i}.md")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(front + body + "\n")
+
+
+def queries(count: int, seed: int = 99) -> list[str]:
+    """Natural-ish questions: two to four content words and a little glue."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        words = list(dict.fromkeys(_word(rng).rstrip("0123456789") for _ in range(rng.randint(2, 4))))
+        out.append(" ".join(["why", "does", *words[:1], "the", *words[1:]]))
+    return out

@@ -1,0 +1,49 @@
+"""What a scenario needs from a driver, worked out from what it does and what it checks.
+
+A driver declares its capabilities in the handshake; a case whose needs are not all declared
+is not-applicable, and the report says which need was missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .corpus import Payload, Scenario
+
+ACTIONS = ("recall", "hook", "pull", "stats", "review", "contribute", "hold", "release")
+
+
+def action_of(step: Mapping[str, Any]) -> str | None:
+    present = [a for a in ACTIONS if a in step]
+    return present[0] if len(present) == 1 else None
+
+
+def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[str] | bool]:
+    commands: set[str] = set()
+    agents: set[str] = set()
+    hold: set[str] = set()
+    for step in scenario.steps:
+        action = action_of(step)
+        if action in ("hold", "release"):
+            hold.add(str(step[action]))
+        elif action is not None:
+            commands.add(action)
+        if action == "hook":
+            payload = payloads.get(str(step["hook"]))
+            agents.add(payload.agent if payload else str(step["hook"]).split("/", 1)[0])
+    expect = scenario.expect
+    if "stats" in expect:
+        commands.add("stats")
+    log = any(k in expect for k in ("log_contains", "log_absent"))
+    return {"commands": commands, "agents": agents, "hold": hold, "log": log}
+
+
+def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
+    """Human-readable names of the needs the declaration lacks (empty: applicable)."""
+    out = [f"command {c}" for c in sorted(need["commands"]) if c not in (declared.get("commands") or [])]
+    out += [f"agent {a}" for a in sorted(need["agents"]) if a not in (declared.get("agents") or [])]
+    out += [f"hold {h}" for h in sorted(need["hold"]) if h not in (declared.get("hold") or [])]
+    if need["log"] and not declared.get("log"):
+        out.append("a recall log")
+    return out

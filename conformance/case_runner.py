@@ -1,0 +1,181 @@
+"""Running one scenario against one driver: open, each step at its instant, observe, close, judge.
+
+Every case gets a fresh sandbox folder in the system's temp dir and a deadline; a driver that
+crashes, hangs or answers garbage is restarted so the next case starts clean.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from . import outcomes, timeline
+from .capabilities import action_of, missing, needs
+from .corpus import Payload, Scenario
+from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
+from .expect import StepOutcome, evaluate
+from .normalize import Normalizer
+from .protocol import ProtocolViolation
+from .substitute import Context, SubstitutionError, set_paths
+
+DEFAULT_TIMEOUT = 60.0
+RUN_ID = re.compile(r" run=([0-9A-Za-z-]+)\s*$", re.MULTILINE)
+
+
+class ScenarioError(ValueError):
+    """The scenario cannot be turned into messages (a corpus fault, not the implementation's)."""
+
+
+def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
+             timeout: float = DEFAULT_TIMEOUT) -> outcomes.CaseResult:
+    started = time.perf_counter()
+    result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
+                                 outcomes.PASS)
+    lacking = missing(needs(scenario, payloads), driver.capabilities)
+    if lacking:
+        result.outcome = outcomes.NOT_APPLICABLE
+        result.message = "the driver does not declare: " + ", ".join(lacking)
+        return result
+    folder = tempfile.mkdtemp(prefix="tc-")
+    session = _Session(driver, time.monotonic() + timeout, timeout)
+    try:
+        _drive(session, scenario, payloads, folder, result)
+    except DriverTimeout as exc:
+        _failed(result, outcomes.TIMEOUT, str(exc))
+        driver.restart()
+    except DriverCrashed as exc:
+        _failed(result, outcomes.CRASH, str(exc))
+        driver.restart()
+    except ProtocolViolation as exc:
+        _failed(result, outcomes.ERROR, f"protocol violation: {exc}")
+        driver.restart()
+    except DriverError as exc:
+        _failed(result, outcomes.ERROR, f"{session.last}: {exc}", exc.detail)
+        session.close_quietly()
+    except (ScenarioError, SubstitutionError, timeline.TimeError) as exc:
+        _failed(result, outcomes.ERROR, f"scenario: {exc}")
+        session.close_quietly()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        result.duration = time.perf_counter() - started
+    return result
+
+
+def _failed(result: outcomes.CaseResult, outcome: str, message: str, detail: str = "") -> None:
+    result.outcome = outcome
+    result.message = message + (f"\n{detail.strip()}" if detail.strip() else "")
+
+
+class _Session:
+    def __init__(self, driver: Driver, deadline: float, timeout: float) -> None:
+        self.driver = driver
+        self.deadline = deadline
+        self.timeout = timeout
+        self.last = ""
+
+    def send(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.last = str(message["cmd"])
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise DriverTimeout(f"the case took longer than {self.timeout:g}s")
+        return self.driver.request(message, left)
+
+    def close_quietly(self) -> None:
+        try:
+            self.driver.request({"cmd": "close"}, 10.0)
+        except (DriverError, ProtocolViolation):
+            pass
+        except (DriverCrashed, DriverTimeout):
+            self.driver.restart()
+
+
+def _strings(env: Any, ctx: Context) -> dict[str, str]:
+    return {str(k): str(ctx.apply(v)) for k, v in (env or {}).items()}
+
+
+def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
+           result: outcomes.CaseResult) -> None:
+    data = scenario.data
+    times = timeline.instants(data)
+    first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
+    ctx = Context()
+    opened = session.send({
+        "cmd": "open", "now": timeline.spell(first), "case": scenario.id, "sandbox": folder,
+        "team": data.get("team") or {}, "user_team": data.get("user_team"),
+        "learnings_roots": data.get("learnings_roots"), "withheld": data.get("withheld"),
+        "repo": data.get("repo"), "env": _strings(data.get("env"), ctx)})
+    ctx.paths = dict(opened.get("paths") or {})
+    ctx.user_paths = dict(opened.get("user_paths") or {})
+    ctx.roots = dict(opened.get("roots") or {})
+    runs: dict[str, str] = {}
+    done: list[StepOutcome] = []
+    for index, (step, instant) in enumerate(zip(scenario.steps, times, strict=True)):
+        action = action_of(step)
+        if action is None:
+            raise ScenarioError(f"step {index + 1} has no single action")
+        now = timeline.spell(instant)
+        env = {**_strings(data.get("env"), ctx), **_strings(step.get("env"), ctx)}
+        answer = session.send(_message(action, step, now, env, ctx, payloads))
+        name = str(step["as"]) if step.get("as") else None
+        outcome = StepOutcome(index, action, name, now, answer.get("exit"), str(answer.get("stdout", "")),
+                              str(answer.get("stderr", "")))
+        if action == "recall":
+            found = RUN_ID.search(outcome.stdout)
+            outcome.run = found.group(1) if found else None
+            if outcome.run:
+                runs[outcome.run] = name or f"step{index + 1}"
+        if name:
+            ctx.steps[name] = {"run": outcome.run, "output": outcome.stdout}
+        done.append(outcome)
+    expect = scenario.expect
+    want = ["votes", "log", "raw"] + (["stats"] if "stats" in expect else [])
+    last = times[-1] if times else first
+    observed = session.send({"cmd": "observe", "now": timeline.spell(last + dt.timedelta(seconds=1)),
+                             "env": _strings(data.get("env"), ctx), "want": want})
+    session.send({"cmd": "close"})
+    norm = Normalizer.build(runs, ctx.paths, ctx.user_paths, ctx.roots)
+    result.steps = [{"index": s.index, "action": s.action, "name": s.name, "now": s.now, "exit": s.exit,
+                     "stdout": norm.text(s.stdout), "stderr": norm.text(s.stderr)} for s in done]
+    result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
+                       "stats": norm(observed.get("stats"))}
+    try:
+        mismatches = evaluate(expect, observed, done, ctx, norm)
+    except SubstitutionError as exc:
+        raise ScenarioError(f"in expect: {exc}") from exc
+    if mismatches:
+        result.outcome = outcomes.FAIL
+        result.mismatches = [m.to_json() for m in mismatches]
+        first_miss = mismatches[0]
+        result.message = f"{first_miss.path}: {first_miss.message}"
+
+
+def _message(action: str, step: Mapping[str, Any], now: str, env: dict[str, str], ctx: Context,
+             payloads: Mapping[str, Payload]) -> dict[str, Any]:
+    base: dict[str, Any] = {"cmd": action, "now": now}
+    if action in ("hold", "release"):
+        return {**base, "what": str(step[action])}
+    base["env"] = env
+    value = step[action]
+    if action == "recall":
+        return {**base, "query": str(ctx.apply(str(value))), "caller": ctx.apply(step.get("caller")),
+                "check": bool(step.get("check", False))}
+    if action == "hook":
+        payload = payloads.get(str(value))
+        if payload is None:
+            raise ScenarioError(f"hook {value}: no such payload")
+        body = set_paths(payload.payload, ctx.apply(dict(step.get("set") or {})))
+        return {**base, "agent": payload.agent, "event": str(step.get("event") or payload.event),
+                "payload": body}
+    options = ctx.apply(dict(value or {})) if isinstance(value, Mapping) else {}
+    if action == "stats":
+        return {**base, "json": bool(options.get("json", False))}
+    if action == "review":
+        return {**base, "branch": str(options.get("branch", ""))}
+    if action == "contribute":
+        return {**base, "title": str(options.get("title", "")), "text": str(options.get("text", ""))}
+    return base

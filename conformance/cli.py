@@ -1,0 +1,238 @@
+"""``teamai-conformance``: run the scenario corpus against an implementation.
+
+Exit codes:
+
+=====  ==============================================================
+0      every outcome as expected (pass, xfail, skip, not-applicable)
+1      at least one unexpected outcome (fail, error, crash, timeout, xpass)
+2      usage: unknown command or option, bad argument
+3      the corpus (or the expectations file) is invalid; ``lint`` found problems
+4      the driver is unusable: it did not start or failed the handshake
+=====  ==============================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+from . import clauses as clause_catalogue
+from . import corpus as corpus_mod
+from . import expectations, lint, outcomes, pool, report_jsonl, report_junit, report_terminal
+from .capabilities import needs
+from .driver import DriverUnusable, connect
+
+EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_CORPUS, EXIT_DRIVER = 0, 1, 2, 3, 4
+DEFAULT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_IMPL = "reference"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="teamai-conformance", description="Run TeamAI's conformance corpus.")
+    parser.add_argument("--corpus", type=Path, default=None, metavar="DIR",
+                        help="the folder holding scenarios/ and payloads/ (default: this project)")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    run = sub.add_parser("run", help="run the corpus against an implementation")
+    run.add_argument("--impl", default=DEFAULT_IMPL,
+                     help="reference (in-process, default), reference-subprocess, or a driver command line")
+    run.add_argument("--only", action="append", default=[], metavar="ID|AREA|CLAUSE",
+                     help="run only these cases (repeatable)")
+    run.add_argument("--agent", help="run only the cases concerning this agent")
+    run.add_argument("--expectations", type=Path, metavar="FILE", help="expected failures (TOML)")
+    run.add_argument("--update-expectations", action="store_true",
+                     help="rewrite the expectations file from this run")
+    run.add_argument("--report", type=Path, metavar="FILE", help="write the JSON-lines report")
+    run.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per case (default 60)")
+    listing = sub.add_parser("list", help="list the cases")
+    listing.add_argument("--only", action="append", default=[])
+    listing.add_argument("--agent")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    show = sub.add_parser("show", help="show one case with its clauses")
+    show.add_argument("id")
+    sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
+    drv = sub.add_parser("driver", help="serve the protocol on stdin/stdout")
+    drv.add_argument("name", choices=["reference"])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command is None:
+        build_parser().print_help(out)
+        return EXIT_USAGE
+    if args.command == "driver":
+        from .reference_driver import ReferenceBackend, as_subprocess
+        from .server import serve
+
+        return serve(ReferenceBackend(as_subprocess))
+    root = (args.corpus or DEFAULT_ROOT).resolve()
+    if not (root / "scenarios").is_dir():
+        err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
+        return EXIT_USAGE
+    corpus = corpus_mod.load(root)
+    if args.command == "lint":
+        return _lint(corpus, out, err)
+    if args.command == "list":
+        return _list(corpus, args.only, args.agent, args.json, out)
+    if args.command == "show":
+        return _show(corpus, args.id, out, err)
+    return _run(corpus, args, out, err)
+
+
+def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
+    problems = lint.lint(corpus)
+    for problem in problems:
+        err.write(f"{problem}\n")
+    if problems:
+        err.write(f"corpus-lint: {len(problems)} problem(s)\n")
+        return EXIT_CORPUS
+    out.write(f"corpus-lint: {len(corpus.scenarios)} scenarios and {len(corpus.payloads)} payloads are valid\n")
+    return EXIT_OK
+
+
+def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json: bool, out: IO[str]) -> int:
+    for s in corpus.select(only, agent):
+        if as_json:
+            out.write(json.dumps({"id": s.id, "area": s.area, "title": s.title, "clauses": s.clauses,
+                                  "agents": s.agents, "path": s.rel, "fingerprint": lint.fingerprint(s)},
+                                 ensure_ascii=False) + "\n")
+        else:
+            out.write(f"{s.id}\t{s.area}\t{','.join(s.agents) or '-'}\t{s.title}\n")
+    return EXIT_OK
+
+
+def _show(corpus: corpus_mod.Corpus, case_id: str, out: IO[str], err: IO[str]) -> int:
+    scenario = corpus.by_id().get(case_id)
+    if scenario is None:
+        err.write(f"teamai-conformance: error: no case {case_id!r}; see teamai-conformance list\n")
+        return EXIT_USAGE
+    try:
+        catalogue = {c.id: c for c in clause_catalogue.load(corpus.clauses_path)}
+    except clause_catalogue.CatalogueError:
+        catalogue = {}
+    out.write(f"# {scenario.rel}  (fingerprint {lint.fingerprint(scenario)})\n")
+    for cid in scenario.clauses:
+        clause = catalogue.get(cid)
+        out.write(f"# {cid}: {clause.text if clause else '(not in the catalogue)'}\n")
+    need = needs(scenario, corpus.payloads)
+    out.write("# needs: " + ", ".join(f"{k}={sorted(v) if isinstance(v, set) else v}" for k, v in need.items()) + "\n")
+    out.write(scenario.path.read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
+def _expectations_path(args: argparse.Namespace, root: Path) -> Path | None:
+    if args.expectations:
+        return Path(args.expectations)
+    if args.impl in ("reference", "reference-subprocess"):
+        return root / "conformance" / "expectations" / "reference.toml"
+    return None
+
+
+def _rerun(args: argparse.Namespace, root: Path, case_id: str) -> str:
+    parts = ["teamai-conformance"]
+    if args.corpus is not None:
+        parts += ["--corpus", str(root)]
+    parts += ["run", "--only", case_id]
+    if args.impl != DEFAULT_IMPL:
+        parts += ["--impl", args.impl]
+    if args.expectations:
+        parts += ["--expectations", str(args.expectations)]
+    return shlex.join(parts)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _commit(root: Path) -> str | None:
+    try:
+        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    if args.jobs < 1 or args.timeout <= 0:
+        err.write("teamai-conformance: error: --jobs must be at least 1 and --timeout positive\n")
+        return EXIT_USAGE
+    root = corpus.root
+    chosen = corpus.select(args.only, args.agent)
+    if (args.only or args.agent) and not chosen:
+        err.write("teamai-conformance: error: no case matches --only/--agent; see teamai-conformance list\n")
+        return EXIT_USAGE
+    ids: dict[str, str] = {}
+    problems = [str(p) for p in corpus.problems]
+    for scenario in chosen:
+        if scenario.id in ids:
+            problems.append(f"{scenario.rel}: id {scenario.id!r} is also used by {ids[scenario.id]}")
+        ids.setdefault(scenario.id, scenario.rel)
+        problems += [f"{scenario.rel}: {p}" for p in lint.blocking(scenario, corpus)]
+    if problems:
+        for problem in problems:
+            err.write(f"{problem}\n")
+        err.write(f"teamai-conformance: the corpus has {len(problems)} problem(s); see teamai-conformance lint\n")
+        return EXIT_CORPUS
+    exp_path = _expectations_path(args, root)
+    try:
+        expected = expectations.load(exp_path) if exp_path else {}
+    except expectations.ExpectationsError as exc:
+        err.write(f"teamai-conformance: error: {exc}\n")
+        return EXIT_CORPUS
+    try:
+        driver = connect(args.impl)
+    except DriverUnusable as exc:
+        err.write(f"teamai-conformance: error: {exc}\n")
+        return EXIT_DRIVER
+    info = driver.info.get("implementation") or {}
+    impl_name = f"{info.get('name', '?')} {info.get('version', '?')} via {args.impl}"
+    started = _now()
+    progress = report_terminal.Progress(err, len(chosen))
+    try:
+        results = pool.run_all(args.impl, corpus, chosen, expected, args.jobs, args.timeout,
+                               driver if args.jobs <= 1 else None, progress)
+    finally:
+        driver.stop()
+        progress.finish()
+    try:
+        catalogue = clause_catalogue.load(corpus.clauses_path)
+    except clause_catalogue.CatalogueError:
+        catalogue = []
+    coverage = clause_catalogue.coverage(catalogue, corpus.scenarios)
+    rerun = {r.id: _rerun(args, root, r.id) for r in results}
+    out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__))
+    code = EXIT_UNEXPECTED if any(r.outcome in outcomes.UNEXPECTED for r in results) else EXIT_OK
+    if args.report:
+        head = report_jsonl.header({**info, "impl": args.impl}, {"root": str(root), "commit": _commit(root),
+                                                               "scenarios": len(corpus.scenarios)}, started)
+        report_jsonl.write(args.report, head, results, report_jsonl.footer(results, _now(), code), rerun)
+    if args.junit:
+        report_junit.write(args.junit, results, args.impl)
+    if args.update_expectations:
+        if exp_path is None:
+            err.write("teamai-conformance: error: --update-expectations needs --expectations FILE\n")
+            return EXIT_USAGE
+        expectations.save(exp_path, expectations.updated(expected, results))
+        out.write(f"expectations written to {exp_path}\n")
+    return code

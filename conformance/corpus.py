@@ -1,0 +1,159 @@
+"""Reading the corpus: scenarios (``scenarios/<area>/*.yaml``) and payloads (``payloads/<agent>/*.json``).
+
+Loading never raises on a bad file: a file that cannot be read becomes a :class:`Problem`, so
+``lint`` can report every fault at once and ``run`` can refuse to start with a clear list.
+Timestamps stay strings (the YAML loader does not turn ``2026-11-30T10:00:00Z`` into a
+``datetime``), because the time rules and the JSON Schemas work on the text the author wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SCENARIO_GLOB = "*.yaml"
+PAYLOAD_GLOB = "*.json"
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML without implicit timestamps (they stay the strings the author wrote)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def load_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A corpus file that cannot be used, with the reason in one line."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: Path
+    rel: str  # path relative to the corpus root, for messages
+    area: str
+    data: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.data.get("id", ""))
+
+    @property
+    def title(self) -> str:
+        return str(self.data.get("title", ""))
+
+    @property
+    def clauses(self) -> list[str]:
+        return [str(c) for c in self.data.get("clauses") or []]
+
+    @property
+    def agents(self) -> list[str]:
+        return [str(a) for a in self.data.get("agents") or []]
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        return list(self.data.get("steps") or [])
+
+    @property
+    def expect(self) -> dict[str, Any]:
+        return dict(self.data.get("expect") or {})
+
+
+@dataclass(frozen=True)
+class Payload:
+    name: str  # "<agent>/<file stem>", as a hook step names it
+    path: Path
+    rel: str
+    data: dict[str, Any]
+
+    @property
+    def agent(self) -> str:
+        return str(self.data.get("agent") or self.name.split("/", 1)[0])
+
+    @property
+    def event(self) -> str:
+        return str(self.data.get("event", ""))
+
+    @property
+    def payload(self) -> Any:
+        return self.data.get("payload")
+
+
+@dataclass
+class Corpus:
+    root: Path
+    scenarios: list[Scenario] = field(default_factory=list)
+    payloads: dict[str, Payload] = field(default_factory=dict)
+    clauses_path: Path | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    def by_id(self) -> dict[str, Scenario]:
+        return {s.id: s for s in self.scenarios}
+
+    def select(self, only: list[str] | None = None, agent: str | None = None) -> list[Scenario]:
+        """Scenarios whose id, area or one of whose clauses is in ``only``, concerning ``agent``."""
+        chosen = self.scenarios
+        if only:
+            wanted = set(only)
+            chosen = [s for s in chosen if s.id in wanted or s.area in wanted or wanted & set(s.clauses)]
+        if agent:
+            chosen = [s for s in chosen if agent in s.agents]
+        return chosen
+
+
+def find_clauses(root: Path) -> Path | None:
+    for candidate in (root / "conformance" / "clauses.yaml", root / "clauses.yaml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load(root: Path) -> Corpus:
+    """The corpus under ``root`` (the folder holding ``scenarios/`` and ``payloads/``)."""
+    root = root.resolve()
+    corpus = Corpus(root, clauses_path=find_clauses(root))
+    for path in sorted((root / "scenarios").glob(f"*/{SCENARIO_GLOB}")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            data = load_yaml(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            corpus.problems.append(Problem(rel, f"cannot be read as YAML: {_one_line(exc)}"))
+            continue
+        if not isinstance(data, dict):
+            corpus.problems.append(Problem(rel, "is not a mapping"))
+            continue
+        corpus.scenarios.append(Scenario(path, rel, path.parent.name, data))
+    for path in sorted((root / "payloads").glob(f"*/{PAYLOAD_GLOB}")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            corpus.problems.append(Problem(rel, f"cannot be read as JSON: {_one_line(exc)}"))
+            continue
+        if not isinstance(data, dict):
+            corpus.problems.append(Problem(rel, "is not a JSON object"))
+            continue
+        name = f"{path.parent.name}/{path.stem}"
+        corpus.payloads[name] = Payload(name, path, rel, data)
+    return corpus
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())

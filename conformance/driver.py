@@ -1,0 +1,283 @@
+"""One interface to every implementation: a driver answers protocol messages.
+
+Two kinds sit behind it. :class:`LocalDriver` hands each message to a handler in this process
+(the reference, fast). :class:`ProcessDriver` speaks the protocol over a child's stdin and
+stdout, so any implementation in any language can plug in. Both check answers against the
+protocol schemas, so a handler and a child process are held to the same contract.
+
+Failures are sorted here, because the runner reports them differently:
+
+- :class:`DriverError`: the driver answered ``ok: false`` (it caught something itself);
+- :class:`DriverCrashed`: the process died; :class:`DriverTimeout`: no answer in time;
+- :class:`ProtocolViolation`: an answer that is not the protocol (garbage, wrong seq).
+
+After a crash, a timeout or a violation the runner calls :meth:`Driver.restart`.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shlex
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from . import protocol
+from .protocol import ProtocolViolation
+
+HANDSHAKE_TIMEOUT = 30.0
+
+__all__ = ["Driver", "DriverCrashed", "DriverError", "DriverTimeout", "DriverUnusable", "LocalDriver",
+           "ProcessDriver", "ProtocolViolation", "connect"]
+
+
+class DriverError(RuntimeError):
+    """The implementation answered ``ok: false``."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+class DriverCrashed(RuntimeError):
+    pass
+
+
+class DriverTimeout(RuntimeError):
+    pass
+
+
+class DriverUnusable(RuntimeError):
+    """The handshake failed: the driver cannot be used at all."""
+
+
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Driver(ABC):
+    info: dict[str, Any]
+    name: str
+
+    def __init__(self) -> None:
+        self._seq = 0
+
+    def request(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        """Send one message and return the answer; raises on anything but ``ok: true``."""
+        self._seq += 1
+        message = {**message, "seq": self._seq}
+        protocol.check(message, message["cmd"], "request")
+        answer = self._exchange(message, timeout)
+        if answer.get("seq") != self._seq:
+            raise ProtocolViolation(f"{message['cmd']}: answered seq {answer.get('seq')!r}, expected {self._seq}")
+        protocol.check(answer, message["cmd"], "response")
+        if answer.get("ok") is False:
+            error = answer.get("error") or {}
+            raise DriverError(str(error.get("message", "error")), str(error.get("traceback", "")))
+        return answer
+
+    def handshake(self) -> None:
+        try:
+            answer = self.request({"cmd": "start", "protocol": protocol.VERSION}, HANDSHAKE_TIMEOUT)
+        except (DriverError, DriverCrashed, DriverTimeout, ProtocolViolation) as exc:
+            raise DriverUnusable(f"{self.name}: the handshake failed: {exc}") from exc
+        if answer.get("protocol") != protocol.VERSION:
+            raise DriverUnusable(f"{self.name}: speaks protocol {answer.get('protocol')!r}, "
+                                 f"this harness speaks {protocol.VERSION}")
+        self.info = answer
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        return dict(self.info.get("capabilities") or {})
+
+    @abstractmethod
+    def _exchange(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def restart(self) -> None: ...
+
+    @abstractmethod
+    def stop(self) -> None: ...
+
+
+class LocalDriver(Driver):
+    """A handler in this process. A timeout interrupts it with SIGALRM (main thread only)."""
+
+    def __init__(self, make_handler: Callable[[], Handler], name: str) -> None:
+        super().__init__()
+        self._make = make_handler
+        self.name = name
+        self._handler = make_handler()
+        self.handshake()
+
+    def _exchange(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        with _alarm(timeout):
+            try:
+                return self._handler(message)
+            except DriverTimeout:
+                raise
+            except Exception as exc:  # the handler's own failure is an error answer, as over the wire
+                return {"seq": message["seq"], "ok": False,
+                        "error": {"message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}}
+
+    def restart(self) -> None:
+        close = getattr(self._handler, "close_all", None)
+        if callable(close):
+            close()
+        self._handler = self._make()
+        self._seq = 0
+        self.handshake()
+
+    def stop(self) -> None:
+        close = getattr(self._handler, "close_all", None)
+        if callable(close):
+            close()
+
+
+@contextmanager
+def _alarm(timeout: float | None) -> Iterator[None]:
+    if not timeout or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise DriverTimeout(f"no answer within {timeout:g}s")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class ProcessDriver(Driver):
+    """A child process speaking the protocol on its stdin and stdout; stderr is kept for reports."""
+
+    def __init__(self, argv: list[str], name: str | None = None, cwd: str | None = None) -> None:
+        super().__init__()
+        self.argv = argv
+        self.name = name or " ".join(argv)
+        self.cwd = cwd
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._stderr: Any = None
+        self.restarts = 0
+        self._spawn()
+
+    def _spawn(self) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=self._stderr, cwd=self.cwd, start_new_session=True)
+        except OSError as exc:
+            raise DriverUnusable(f"{self.name}: cannot start: {exc}") from exc
+        self._buffer = b""
+        self._seq = 0
+        self.handshake()
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - limit))
+        return str(self._stderr.read().decode("utf-8", "replace"))
+
+    def _exchange(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(protocol.encode(message))
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise DriverCrashed(self._died(f"could not send {message['cmd']}: {exc}")) from exc
+        deadline = None if not timeout else time.monotonic() + timeout
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                self._kill()
+                raise DriverTimeout(f"no answer to {message['cmd']} within {timeout:g}s")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise DriverCrashed(self._died(f"exited while answering {message['cmd']}"))
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return protocol.decode(line)
+
+    def _died(self, what: str) -> str:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._kill()
+        tail = self.stderr_tail().strip()
+        return f"{self.name} {what} (exit {code})" + (f"; stderr: {tail}" if tail else "")
+
+    def _kill(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def restart(self) -> None:
+        self._kill()
+        self.restarts += 1
+        self._spawn()
+
+    def stop(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                self.request({"cmd": "stop"}, 5.0)
+                proc.wait(timeout=5)
+            except (DriverError, DriverCrashed, DriverTimeout, ProtocolViolation, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+        self._proc = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+def connect(impl: str) -> Driver:
+    """A driver for ``impl``: ``reference`` (in-process), ``reference-subprocess``, or a command line."""
+    import sys
+
+    if impl == "reference":
+        from .reference_driver import ReferenceBackend, in_process
+
+        return LocalDriver(lambda: ReferenceBackend(in_process), "reference")
+    if impl == "reference-subprocess":
+        return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference"], "reference-subprocess")
+    argv = shlex.split(impl)
+    if not argv:
+        raise DriverUnusable("--impl is empty")
+    return ProcessDriver(argv, impl)

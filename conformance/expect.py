@@ -1,0 +1,190 @@
+"""Checking a scenario's ``expect`` block against what the implementation did.
+
+Every check yields :class:`Mismatch` values (never raises), each naming the path inside
+``expect`` that failed, so a report can point at the exact line of the scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .normalize import Normalizer, first_difference, matches
+from .substitute import Context
+
+FINDING_MARKS = ("✖", "!", "⚠")
+HIT_LINE = re.compile(r"^\[\d+/\d+\] ")
+RELATED = "Related: "
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    path: str  # where in the scenario: expect.votes.redis-timeout.upvoted_count
+    message: str
+    expected: Any = None
+    actual: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "message": self.message, "expected": self.expected, "actual": self.actual}
+
+
+@dataclass
+class StepOutcome:
+    """What one step did, as the driver answered it."""
+
+    index: int
+    action: str
+    name: str | None
+    now: str
+    exit: int | None
+    stdout: str
+    stderr: str
+    run: str | None = None
+
+
+def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list[StepOutcome],
+             ctx: Context, norm: Normalizer) -> list[Mismatch]:
+    out: list[Mismatch] = []
+    out += _hooks_exit_zero(steps)
+    if "votes" in expect:
+        out += _votes(ctx.apply(expect["votes"]), observed.get("votes") or {})
+    if "no_votes" in expect:
+        out += _no_votes(ctx.apply(expect["no_votes"]), observed.get("votes") or {})
+    log = [norm(line) for line in observed.get("log") or []]
+    for i, item in enumerate(expect.get("log_contains") or []):
+        want = norm(ctx.apply(item))
+        if not any(matches(want, line) for line in log):
+            out.append(Mismatch(f"expect.log_contains[{i}]", "no log line matches", want, _closest(want, log)))
+    for i, item in enumerate(expect.get("log_absent") or []):
+        want = norm(ctx.apply(item))
+        hit = next((line for line in log if matches(want, line)), None)
+        if hit is not None:
+            out.append(Mismatch(f"expect.log_absent[{i}]", "a log line matches", want, hit))
+    if "stats" in expect:
+        out += _stats(norm(ctx.apply(expect["stats"])), observed.get("stats"), norm)
+    if "never_in_state" in expect:
+        out += _never(ctx.apply(expect["never_in_state"]), observed)
+    named = {s.name: s for s in steps if s.name}
+    for name, want in (expect.get("steps") or {}).items():
+        step = named.get(name)
+        if step is None:
+            out.append(Mismatch(f"expect.steps.{name}", "no step has this name"))
+            continue
+        out += _step(f"expect.steps.{name}", ctx.apply(want), step, ctx)
+    return out
+
+
+def _hooks_exit_zero(steps: list[StepOutcome]) -> list[Mismatch]:
+    """A hook must never break the agent: every hook step exits 0, whatever the scenario says."""
+    return [Mismatch(f"steps[{s.index}].hook", "a hook exited non-zero", 0, {"exit": s.exit, "stderr": s.stderr})
+            for s in steps if s.action == "hook" and s.exit != 0]
+
+
+def _votes(want: Mapping[str, Any], votes: Mapping[str, Any]) -> list[Mismatch]:
+    out = []
+    for key, fields in want.items():
+        if key not in votes:
+            out.append(Mismatch(f"expect.votes.{key}", "the ledger has no entry for this key", fields,
+                                "<missing>"))
+            continue
+        diff = first_difference(fields or {}, votes[key], f"expect.votes.{key}")
+        if diff:
+            out.append(Mismatch(diff[0], "vote counter differs", diff[1], diff[2]))
+    return out
+
+
+def _no_votes(keys: list[str], votes: Mapping[str, Any]) -> list[Mismatch]:
+    out = []
+    for i, key in enumerate(keys):
+        entry = votes.get(key)
+        if isinstance(entry, Mapping) and entry.get("upvoted_count", 0):
+            out.append(Mismatch(f"expect.no_votes[{i}]", f"{key} was upvoted", 0, entry.get("upvoted_count")))
+    return out
+
+
+def _stats(want: Any, rows: Any, norm: Normalizer) -> list[Mismatch]:
+    if rows is None:
+        return [Mismatch("expect.stats", "the implementation reported no stats rows", want, None)]
+    rows = norm(rows)
+    diff = first_difference(want, rows, "expect.stats")
+    return [Mismatch(diff[0], "stats rows differ", diff[1], diff[2])] if diff else []
+
+
+def _never(texts: list[str], observed: Mapping[str, Any]) -> list[Mismatch]:
+    haystacks: list[str] = [json.dumps(line, ensure_ascii=False) for line in observed.get("log") or []]
+    haystacks.append(json.dumps(observed.get("votes") or {}, ensure_ascii=False))
+    haystacks.extend(str(v) for v in (observed.get("raw") or {}).values())
+    out = []
+    for i, text in enumerate(texts):
+        found = next((h for h in haystacks if text in h), None)
+        if found is not None:
+            out.append(Mismatch(f"expect.never_in_state[{i}]", f"{text!r} appears in the state", None,
+                                found[:300]))
+    return out
+
+
+def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -> list[Mismatch]:
+    out = []
+    if "exit" in want and want["exit"] != step.exit:
+        out.append(Mismatch(f"{path}.exit", "exit status differs", want["exit"],
+                            {"exit": step.exit, "stderr": step.stderr.strip()[-500:]}))
+    for i, text in enumerate(want.get("output_contains") or []):
+        if str(text) not in step.stdout:
+            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it", text,
+                                step.stdout[-2000:]))
+    for tree_path, lines in (want.get("related") or {}).items():
+        actual = related_lines(step.stdout, _hit_path(tree_path, ctx))
+        expected = [_strip_related(str(line)) for line in lines or []]
+        if actual is None:
+            out.append(Mismatch(f"{path}.related.{tree_path}", "no hit with this path in the output",
+                                expected, None))
+        elif actual != expected:
+            out.append(Mismatch(f"{path}.related.{tree_path}", "Related: lines differ", expected, actual))
+    if "findings" in want:
+        actual = findings(step.stdout, step.stderr)
+        expected = [str(line).strip() for line in want["findings"] or []]
+        if actual != expected:
+            out.append(Mismatch(f"{path}.findings", "findings differ", expected, actual))
+    return out
+
+
+def _hit_path(tree_path: str, ctx: Context) -> str:
+    if tree_path.startswith("user:"):
+        return ctx.resolve("user:path:" + tree_path[5:])
+    return ctx.resolve("path:" + tree_path)
+
+
+def _strip_related(line: str) -> str:
+    line = line.strip()
+    return line[len(RELATED):] if line.startswith(RELATED) else line
+
+
+def related_lines(stdout: str, printed_path: str) -> list[str] | None:
+    """The ``Related:`` lines (without the label) of the hit whose ``File:`` is ``printed_path``."""
+    block: list[str] = []
+    blocks: list[list[str]] = []
+    for line in stdout.splitlines():
+        if HIT_LINE.match(line):
+            block = []
+            blocks.append(block)
+        block.append(line)
+    for lines in blocks:
+        if f"File: {printed_path}" in lines:
+            return [_strip_related(x) for x in lines if x.startswith(RELATED)]
+    return None
+
+
+def findings(stdout: str, stderr: str) -> list[str]:
+    """Finding lines (``✖``, ``!``, ``⚠``) in the order printed, stdout first."""
+    lines = [x.strip() for x in (stdout.splitlines() + stderr.splitlines())]
+    return [x for x in lines if x.startswith(FINDING_MARKS)]
+
+
+def _closest(want: Any, log: list[Any]) -> Any:
+    """The log line of the same kind that gets furthest before differing, to show next to a miss."""
+    kind = want.get("kind") if isinstance(want, dict) else None
+    same = [line for line in log if not kind or (isinstance(line, dict) and line.get("kind") == kind)]
+    return same[-1] if same else f"<{len(log)} log lines, none of kind {kind!r}>"

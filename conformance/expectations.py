@@ -1,0 +1,85 @@
+"""Per-implementation expected failures, kept outside the corpus, keyed by case id::
+
+    [attr-claude-read-counts]
+    status = "fail"        # "fail": expected not to pass (any of fail, error, crash, timeout)
+    reason = "evidence for Read is not written yet"
+
+    [attr-hangs-forever]
+    status = "skip"        # not run at all
+    reason = "hangs the driver"
+
+An expected failure that passes is an ``xpass`` and counts as unexpected, so a fixed bug
+cannot stay listed unnoticed. ``--update-expectations`` rewrites the file from a run: it adds
+every case that failed unexpectedly, drops every case that now passes, and keeps the reasons of
+the entries that stay.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+
+from . import outcomes
+from .outcomes import CaseResult
+
+STATUSES = ("fail", "skip")
+
+
+class ExpectationsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Expected:
+    status: str
+    reason: str
+
+
+def load(path: Path) -> dict[str, Expected]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ExpectationsError(f"{path}: {exc}") from exc
+    result: dict[str, Expected] = {}
+    for case_id, entry in data.items():
+        if not isinstance(entry, dict) or entry.get("status") not in STATUSES:
+            raise ExpectationsError(f"{path}: [{case_id}] needs status = \"fail\" or \"skip\"")
+        result[case_id] = Expected(str(entry["status"]), str(entry.get("reason", "")))
+    return result
+
+
+def apply(result: CaseResult, expected: Expected | None) -> CaseResult:
+    """Turn a raw outcome into xfail / xpass according to the file."""
+    if expected is None or expected.status != "fail":
+        return result
+    result.reason = expected.reason
+    if result.outcome in outcomes.NOT_PASSING:
+        result.message = f"{result.outcome} (expected): {result.message}"
+        result.outcome = outcomes.XFAIL
+    elif result.outcome == outcomes.PASS:
+        result.outcome = outcomes.XPASS
+        result.message = f"passed, but listed as expected to fail: {expected.reason}"
+    return result
+
+
+def updated(current: dict[str, Expected], results: Iterable[CaseResult]) -> dict[str, Expected]:
+    new = dict(current)
+    for r in results:
+        if r.outcome in outcomes.NOT_PASSING:
+            first = (r.message.splitlines() or [r.outcome])[0]
+            new[r.id] = Expected("fail", f"{r.outcome}: {first}"[:200])
+        elif r.outcome in (outcomes.PASS, outcomes.XPASS):
+            new.pop(r.id, None)
+    return new
+
+
+def save(path: Path, entries: dict[str, Expected]) -> None:
+    data = {k: {"status": e.status, "reason": e.reason} for k, e in sorted(entries.items())}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")

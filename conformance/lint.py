@@ -1,0 +1,128 @@
+"""``corpus-lint``: everything about the corpus that can be checked without an implementation.
+
+- every scenario and payload is valid against its JSON Schema (``schemas/``);
+- ids are unique; each payload sits in the folder of its agent;
+- every hook step names an existing payload, every clause exists in the catalogue;
+- every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), names are
+  unique, and every ``${…}`` is a known form; times parse;
+- no two scenarios mean the same: the fingerprint of a scenario's content without its id,
+  title and provenance is unique.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from . import clauses, timeline
+from .capabilities import action_of
+from .corpus import Corpus, Scenario
+from .substitute import is_known_form, references, step_name
+
+META_KEYS = ("id", "title", "provenance")
+
+
+@cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(resources.files("conformance").joinpath("schemas", name).read_text("utf-8"))
+    return jsonschema.validators.validator_for(schema)(schema)  # type: ignore[no-any-return]
+
+
+def schema_errors(data: Any, schema: str) -> list[str]:
+    out = []
+    for error in sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)):
+        where = ".".join(str(p) for p in error.absolute_path) or "(top)"
+        out.append(f"{where}: {error.message if len(error.message) < 200 else error.message[:200] + '…'}")
+    return out
+
+
+def fingerprint(scenario: Scenario) -> str:
+    meaning = {k: v for k, v in scenario.data.items() if k not in META_KEYS}
+    text = json.dumps(meaning, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def lint(corpus: Corpus) -> list[str]:
+    problems = [str(p) for p in corpus.problems]
+    try:
+        catalogue = {c.id for c in clauses.load(corpus.clauses_path)}
+    except clauses.CatalogueError as exc:
+        problems.append(str(exc))
+        catalogue = set()
+    if corpus.clauses_path is None:
+        problems.append("no clause catalogue (conformance/clauses.yaml) was found")
+    for payload in corpus.payloads.values():
+        problems += [f"{payload.rel}: {e}" for e in schema_errors(payload.data, "payload.schema.json")]
+        if payload.data.get("agent") not in (None, payload.name.split("/", 1)[0]):
+            problems.append(f"{payload.rel}: agent {payload.data.get('agent')!r} is not its folder's name")
+    seen_ids: dict[str, str] = {}
+    seen_meaning: dict[str, str] = {}
+    for scenario in corpus.scenarios:
+        rel = scenario.rel
+        errors = schema_errors(scenario.data, "scenario.schema.json")
+        problems += [f"{rel}: {e}" for e in errors]
+        if scenario.id in seen_ids:
+            problems.append(f"{rel}: id {scenario.id!r} is also used by {seen_ids[scenario.id]}")
+        seen_ids.setdefault(scenario.id, rel)
+        mark = fingerprint(scenario)
+        if mark in seen_meaning:
+            problems.append(f"{rel}: means the same as {seen_meaning[mark]} (only id, title or provenance differ)")
+        seen_meaning.setdefault(mark, rel)
+        if errors:
+            continue  # the rest assumes the shape is right
+        if catalogue:
+            problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
+        problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
+    return problems
+
+
+def blocking(scenario: Scenario, corpus: Corpus, schema: bool = True) -> list[str]:
+    """What keeps this one scenario from running at all (its shape, references and times)."""
+    if schema:
+        errors = schema_errors(scenario.data, "scenario.schema.json")
+        if errors:
+            return errors
+    out = _references(scenario, corpus)
+    try:
+        timeline.instants(scenario.data)
+    except timeline.TimeError as exc:
+        out.append(str(exc))
+    return out
+
+
+def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
+    out: list[str] = []
+    names: list[str] = []
+    for i, step in enumerate(scenario.steps, 1):
+        action = action_of(step)
+        if action == "hook" and str(step["hook"]) not in corpus.payloads:
+            out.append(f"step {i}: payload {step['hook']!r} does not exist under payloads/")
+        out += _check_refs(references({k: v for k, v in step.items() if k != "as"}), names, f"step {i}")
+        if step.get("as"):
+            if step["as"] in names:
+                out.append(f"step {i}: the name {step['as']!r} is already used by an earlier step")
+            names.append(str(step["as"]))
+    expect = scenario.expect
+    out += _check_refs(references(scenario.data.get("env") or {}), [], "env")
+    out += _check_refs(references(expect), names, "expect")
+    for name in (expect.get("steps") or {}):
+        if name not in names:
+            out.append(f"expect.steps.{name}: no step is named {name!r}")
+    return out
+
+
+def _check_refs(refs: list[str], names: list[str], where: str) -> list[str]:
+    out = []
+    for ref in refs:
+        if not is_known_form(ref):
+            out.append(f"{where}: ${{{ref}}} is not a known substitution")
+            continue
+        name = step_name(ref)
+        if name is not None and name not in names:
+            out.append(f"{where}: ${{{ref}}} refers to no earlier step named {name!r}")
+    return out

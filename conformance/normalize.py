@@ -1,0 +1,97 @@
+"""Turning observed state into the scenario's own words, and comparing it.
+
+Run ids become ``${name.run}`` of the step that printed them, absolute asset paths become
+``${path:tree/path}`` (``${user:path:…}`` for the user scope) and other paths under a sandbox
+folder become ``${root:…}/rest``. Expectations go through the same normalizer after their
+substitutions, so both sides meet in one spelling whatever the sandbox was called.
+
+Comparison is by subset: a mapping matches when every key it names matches; a list matches a
+list of the same length item by item; anything else must be equal. Every mismatch can name the
+first path where the two sides differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+_MISSING = object()
+
+
+@dataclass
+class Normalizer:
+    replacements: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, runs: Mapping[str, str], paths: Mapping[str, str], user_paths: Mapping[str, str],
+              roots: Mapping[str, Any]) -> Normalizer:
+        """``runs`` maps run id -> step name; ``paths`` tree path -> absolute path."""
+        pairs: list[tuple[str, str]] = [(run, f"${{{name}.run}}") for run, name in runs.items() if run]
+        pairs += [(p, f"${{path:{t}}}") for t, p in paths.items() if p]
+        pairs += [(p, f"${{user:path:{t}}}") for t, p in user_paths.items() if p]
+        for name, value in roots.items():
+            if isinstance(value, list):
+                pairs += [(str(v), f"${{root:{name}:{i}}}" if i > 1 else f"${{root:{name}}}")
+                          for i, v in enumerate(value, 1) if v]
+            elif value:
+                pairs.append((str(value), f"${{root:{name}}}"))
+        # Longest first, so a file's own token wins over the folder it sits in.
+        pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
+        return cls(pairs)
+
+    def text(self, value: str) -> str:
+        for raw, token in self.replacements:
+            if raw in value:
+                value = value.replace(raw, token)
+        return value
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self(v) for v in value]
+        if isinstance(value, dict):
+            return {(self.text(k) if isinstance(k, str) else k): self(v) for k, v in value.items()}
+        return value
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """``None`` when ``expected`` is a subset of ``actual``, else (path, expected, actual) there."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return path, expected, actual
+        for key, want in expected.items():
+            got = actual.get(key, _MISSING)
+            where = f"{path}.{key}" if path else str(key)
+            if got is _MISSING:
+                return where, want, "<missing>"
+            diff = first_difference(want, got, where)
+            if diff:
+                return diff
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return path, expected, actual
+        for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
+            diff = first_difference(want, got, f"{path}[{i}]")
+            if diff:
+                return diff
+        if len(expected) != len(actual):
+            return f"{path}.length", len(expected), len(actual)
+        return None
+    if _same_scalar(expected, actual):
+        return None
+    return path, expected, actual
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    return first_difference(expected, actual) is None
+
+
+def _same_scalar(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return float(expected) == float(actual)
+    return bool(expected == actual)

@@ -1,0 +1,56 @@
+"""The driver protocol's wire format: one JSON object per line, a schema per message.
+
+See PROTOCOL.md for the contract in prose. This module only encodes, decodes and checks
+messages; it knows nothing about scenarios.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+VERSION = 1
+STEP_COMMANDS = ("recall", "hook", "pull", "stats", "review", "contribute")
+COMMANDS = ("start", "open", *STEP_COMMANDS, "hold", "release", "observe", "close", "stop")
+
+
+class ProtocolViolation(ValueError):
+    """A message that is not what the protocol allows (garbage, wrong seq, wrong shape)."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolViolation(f"not a JSON line: {line[:200]!r}") from exc
+    if not isinstance(message, dict):
+        raise ProtocolViolation(f"not a JSON object: {line[:200]!r}")
+    return message
+
+
+@cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    text = resources.files("conformance").joinpath("schemas", "protocol", f"{name}.json").read_text("utf-8")
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)  # type: ignore[no-any-return]
+
+
+def check(message: dict[str, Any], cmd: str, direction: str) -> None:
+    """Raise :class:`ProtocolViolation` unless ``message`` fits the schema of ``cmd`` (request/response)."""
+    if direction == "response" and message.get("ok") is False:
+        name = "error.response"
+    else:
+        name = f"{cmd}.{direction}"
+    error = jsonschema.exceptions.best_match(_validator(name).iter_errors(message))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        raise ProtocolViolation(f"{cmd} {direction} at {where}: {error.message}")

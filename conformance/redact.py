@@ -1,0 +1,45 @@
+"""Redaction for golden snapshots: what still varies between two runs of the same case.
+
+The case runner already writes run ids of named steps as ``${name.run}`` and sandbox paths
+as ``${path:…}`` / ``${root:…}``. What is left to hide: a UUID it could not name, a temp path
+outside the known roots, and an instant the scenario did not set (a clock leak would otherwise
+make every snapshot differ on every run).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/folders/[^/\s\"']+/[^/\s\"']+/T)/tc-[^/\s\"']+")
+INSTANT = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
+
+
+def redact_text(text: str, allowed_instants: Iterable[str] = ()) -> str:
+    allowed = set(allowed_instants)
+    text = UUID.sub("<uuid>", text)
+    text = TEMP_PATH.sub("<sandbox>", text)
+    return INSTANT.sub(lambda m: m.group(0) if m.group(0) in allowed else "<time>", text)
+
+
+def redact(value: Any, allowed_instants: Iterable[str] = ()) -> Any:
+    allowed = frozenset(allowed_instants)
+    if isinstance(value, str):
+        return redact_text(value, allowed)
+    if isinstance(value, list):
+        return [redact(v, allowed) for v in value]
+    if isinstance(value, dict):
+        return {redact_text(k, allowed) if isinstance(k, str) else k: redact(v, allowed) for k, v in value.items()}
+    return value
+
+
+def matcher(allowed_instants: Iterable[str] = ()) -> Callable[..., Any]:
+    """A syrupy matcher (``snapshot(matcher=…)``) applying :func:`redact_text` to every string."""
+    allowed = frozenset(allowed_instants)
+
+    def match(*, data: Any, path: Any) -> Any:
+        return redact_text(data, allowed) if isinstance(data, str) else data
+
+    return match

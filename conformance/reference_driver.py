@@ -1,0 +1,220 @@
+"""The reference behind the driver protocol: one backend, two ways to run ``teamai-ref``.
+
+:func:`in_process` calls ``reference.cli.run`` with an explicit environment (fast; what
+``--impl reference`` uses). :func:`as_subprocess` runs ``python -m reference`` as a real child
+process (what ``teamai-conformance driver reference`` uses). Everything else, from the sandbox
+to how state is observed, is shared, so the two can only differ where running differs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
+from typing import Any
+
+from . import protocol, sandbox
+
+Runner = Callable[[list[str], dict[str, str], bytes, str], tuple[int, str, str]]
+
+AGENTS = ("claude", "codex", "cursor", "copilot", "codebuddy", "workbuddy", "qoder", "opencode", "pi", "omp")
+LOCK_WAIT = "0.2"  # seconds: a held ledger turns into Busy quickly, and nothing else waits
+_PASS_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT", "PYTHONPATH")
+
+
+def in_process(argv: list[str], env: dict[str, str], stdin: bytes, cwd: str) -> tuple[int, str, str]:
+    """Run ``teamai-ref`` in this process. An uncaught exception ends like an uncaught one in a
+    child process would (exit 1, traceback on stderr), so both runners report the same outcome."""
+    from reference.cli import Io, run
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = run(argv, Io(env, io.BytesIO(stdin), out, err))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception:
+        err.write(traceback.format_exc())
+        code = 1
+    return code, out.getvalue(), err.getvalue()
+
+
+def as_subprocess(argv: list[str], env: dict[str, str], stdin: bytes, cwd: str) -> tuple[int, str, str]:
+    proc = subprocess.run([sys.executable, "-m", "reference", *argv], input=stdin, capture_output=True,
+                          env=env, cwd=cwd)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def base_env(layout: sandbox.Layout) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _PASS_ENV or k.startswith("COVERAGE_")}
+    env.update({"HOME": layout.home, "TEAMAI_HOME": layout.state, "TEAMAI_TEAM": layout.team,
+                "TEAMAI_LOCK_WAIT": LOCK_WAIT})
+    if layout.user_team:
+        env["TEAMAI_USER_TEAM"] = layout.user_team
+    if layout.learnings:
+        env["TEAMAI_LEARNINGS"] = os.pathsep.join(layout.learnings)
+    if layout.withheld_file:
+        env["TEAMAI_WITHHELD_FILE"] = layout.withheld_file
+    return env
+
+
+def stats_rows(parsed: Any) -> list[Any] | None:
+    """The rows of ``stats --json``: the list itself, or the first list under a known key."""
+    if isinstance(parsed, list):
+        return parsed
+    if isinstance(parsed, dict):
+        for key in ("rows", "sessions", "recall"):
+            value = parsed.get(key)
+            if isinstance(value, list):
+                return value
+            if isinstance(value, dict) and isinstance(value.get("sessions"), list):
+                return list(value["sessions"])
+    return None
+
+
+class ReferenceBackend:
+    """Answers protocol messages for ``teamai-ref``; one scenario at a time."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.run = runner
+        self.layout: sandbox.Layout | None = None
+        self.env: dict[str, str] = {}
+        self.holds = ExitStack()
+        self.contributions = 0
+
+    def __call__(self, message: dict[str, Any]) -> dict[str, Any]:
+        cmd = message["cmd"]
+        answer = getattr(self, f"do_{cmd}")(message)
+        return {"seq": message["seq"], "ok": True, **answer}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def do_start(self, message: dict[str, Any]) -> dict[str, Any]:
+        from reference import __version__
+
+        return {"protocol": protocol.VERSION,
+                "implementation": {"name": "teamai-ref", "version": str(__version__)},
+                "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
+                                 "log": True, "hold": ["votes-ledger"]}}
+
+    def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
+        from reference import config, tree
+
+        self.close_all()
+        self.layout = layout = sandbox.materialize(message["sandbox"], message)
+        self.env = base_env(layout)
+        self.contributions = 0
+        cfg = config.load(self.env)
+        answer: dict[str, Any] = {"paths": {}, "user_paths": {},
+                                  "roots": {"team": cfg.active.team, "user_team": None,
+                                            "learnings": list(cfg.active.learnings_roots)}}
+        for scope in cfg.scopes:
+            target = "paths" if scope is cfg.active else "user_paths"
+            answer[target] = {a.tree_path: a.path for a in tree.walk(scope.team, scope.learnings_roots)}
+            if scope is not cfg.active:
+                answer["roots"]["user_team"] = scope.team
+        return answer
+
+    def do_close(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.close_all()
+        return {}
+
+    def do_stop(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.close_all()
+        return {}
+
+    def close_all(self) -> None:
+        self.holds.close()
+        self.holds = ExitStack()
+        self.layout = None
+
+    # -- steps -----------------------------------------------------------------------------
+    def _env(self, message: Mapping[str, Any]) -> dict[str, str]:
+        env = {**self.env, "TEAMAI_NOW": str(message["now"])}
+        env.update({str(k): str(v) for k, v in (message.get("env") or {}).items()})
+        return env
+
+    def _sandbox(self) -> sandbox.Layout:
+        if self.layout is None:
+            raise RuntimeError("no scenario is open")
+        return self.layout
+
+    def _exec(self, argv: list[str], message: Mapping[str, Any], stdin: bytes = b"") -> dict[str, Any]:
+        code, out, err = self.run(argv, self._env(message), stdin, self._sandbox().root)
+        return {"exit": code, "stdout": out, "stderr": err}
+
+    def do_recall(self, message: dict[str, Any]) -> dict[str, Any]:
+        argv = ["recall", message["query"]]
+        if message.get("caller"):
+            argv += ["--caller", message["caller"]]
+        if message.get("check"):
+            argv.append("--check")
+        return self._exec(argv, message)
+
+    def do_hook(self, message: dict[str, Any]) -> dict[str, Any]:
+        stdin = json.dumps(message["payload"], ensure_ascii=False).encode("utf-8")
+        return self._exec(["hook-dispatch", message["event"], "--tool", message["agent"]], message, stdin)
+
+    def do_pull(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self._exec(["pull"], message)
+
+    def do_stats(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self._exec(["stats", "--json"] if message.get("json") else ["stats"], message)
+
+    def do_review(self, message: dict[str, Any]) -> dict[str, Any]:
+        repo = self._sandbox().repo
+        if repo is None:
+            raise RuntimeError("review needs the scenario's repo")
+        return self._exec(["review", "--branch", message["branch"], "--repo", repo], message)
+
+    def do_contribute(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.contributions += 1
+        path = os.path.join(self._sandbox().root, f"contribution-{self.contributions}.md")
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(message["text"])
+        return self._exec(["contribute", "--file", path, "--title", message["title"]], message)
+
+    def do_hold(self, message: dict[str, Any]) -> dict[str, Any]:
+        from reference import config, storage
+
+        cfg = config.load(self._env(message))
+        self.holds.enter_context(storage.locked(cfg.active.ledger_lock, "the votes ledger", 0))
+        return {}
+
+    def do_release(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.holds.close()
+        self.holds = ExitStack()
+        return {}
+
+    # -- state -----------------------------------------------------------------------------
+    def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
+        from reference import config, ledger, runlog
+
+        env = self._env(message)
+        cfg = config.load(env)
+        want = set(message.get("want") or ())
+        answer: dict[str, Any] = {"votes": {}, "log": [], "stats": None, "raw": {}}
+        try:
+            answer["votes"] = ledger.read(cfg.active.ledger_path)
+        except ledger.CorruptLedger as exc:
+            answer["votes"] = {}
+            answer["raw"]["votes-error"] = str(exc)
+        answer["log"] = runlog.read(cfg.active.log_path)[0]
+        if "raw" in want:
+            for scope in cfg.scopes:
+                for name, path in (("log", scope.log_path), ("votes", scope.ledger_path),
+                                   ("upvoted", scope.upvoted_path)):
+                    if os.path.exists(path):
+                        with open(path, encoding="utf-8", errors="replace") as fh:
+                            answer["raw"][f"{scope.name}/{name}"] = fh.read()
+        if "stats" in want:
+            code, out, _err = self.run(["stats", "--json"], env, b"", self._sandbox().root)
+            if code == 0:
+                try:
+                    answer["stats"] = stats_rows(json.loads(out))
+                except ValueError:
+                    answer["stats"] = None
+        return answer

@@ -1,0 +1,108 @@
+"""The report a person reads: totals, tables by area and by agent, clause coverage, then every
+unexpected outcome with its clauses, the first differing path, a compact diff and the command
+that reruns just that case."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from typing import IO, Any
+
+from . import outcomes
+from .outcomes import CaseResult
+
+COLUMNS = (outcomes.PASS, outcomes.FAIL, outcomes.ERROR, outcomes.CRASH, outcomes.TIMEOUT, outcomes.XFAIL,
+           outcomes.XPASS, outcomes.SKIP, outcomes.NOT_APPLICABLE)
+SHORT = {outcomes.NOT_APPLICABLE: "n/a"}
+DIFF_WIDTH = 300
+
+
+def _table(title: str, groups: dict[str, list[CaseResult]]) -> list[str]:
+    used = [c for c in COLUMNS if any(r.outcome == c for rs in groups.values() for r in rs)] or [outcomes.PASS]
+    head = [title, "total", *(SHORT.get(c, c) for c in used)]
+    rows = [[name, str(len(rs)), *(str(sum(r.outcome == c for r in rs)) for c in used)]
+            for name, rs in sorted(groups.items())]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
+
+    return [fmt(head), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= DIFF_WIDTH else text[:DIFF_WIDTH] + "…"
+
+
+def failure_block(r: CaseResult, rerun: str) -> list[str]:
+    lines = [f"{r.outcome.upper()} {r.id}: {r.title}", f"  area: {r.area}  clauses: {', '.join(r.clauses) or '-'}"]
+    if r.mismatches:
+        first = r.mismatches[0]
+        lines.append(f"  first difference at {first['path']}: {first['message']}")
+        for m in r.mismatches[:5]:
+            lines.append(f"    {m['path']}")
+            lines.append(f"      - expected: {_short(m.get('expected'))}")
+            lines.append(f"      + actual:   {_short(m.get('actual'))}")
+        if len(r.mismatches) > 5:
+            lines.append(f"    … and {len(r.mismatches) - 5} more")
+    elif r.message:
+        for text in r.message.splitlines()[:12]:
+            lines.append(f"  {text}")
+    lines.append(f"  rerun: {rerun}")
+    return lines
+
+
+def render(results: list[CaseResult], coverage: dict[str, int], implementation: str,
+           rerun: Callable[[str], str]) -> str:
+    out: list[str] = [f"teamai-conformance: {len(results)} cases against {implementation}"]
+    totals = Counter(r.outcome for r in results)
+    out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
+    out.append("")
+    by_area: dict[str, list[CaseResult]] = defaultdict(list)
+    by_agent: dict[str, list[CaseResult]] = defaultdict(list)
+    for r in results:
+        by_area[r.area].append(r)
+        for agent in r.agents or ["(none)"]:
+            by_agent[agent].append(r)
+    out += _table("area", by_area) + [""] + _table("agent", by_agent) + [""]
+    if coverage:
+        tested = sum(1 for n in coverage.values() if n)
+        out.append(f"clauses: {tested}/{len(coverage)} tested by at least one scenario")
+        untested = [c for c, n in coverage.items() if not n]
+        if untested:
+            out += textwrap.wrap("untested clauses: " + ", ".join(untested), 100, subsequent_indent="  ",
+                                 break_on_hyphens=False)
+        out.append("")
+    bad = [r for r in results if r.outcome in outcomes.UNEXPECTED]
+    for r in bad:
+        out += failure_block(r, rerun(r.id)) + [""]
+    verdict = "all outcomes as expected" if not bad else f"{len(bad)} unexpected outcome(s)"
+    out.append(verdict)
+    return "\n".join(out) + "\n"
+
+
+class Progress:
+    """One line, rewritten in place, while cases finish (only on a terminal)."""
+
+    def __init__(self, stream: IO[str], total: int) -> None:
+        self.stream = stream
+        self.total = total
+        self.counts: Counter[str] = Counter()
+        self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+
+    def __call__(self, result: CaseResult) -> None:
+        self.counts[result.outcome] += 1
+        if not self.enabled:
+            return
+        done = sum(self.counts.values())
+        parts = ", ".join(f"{SHORT.get(c, c)} {self.counts[c]}" for c in COLUMNS if self.counts[c])
+        self.stream.write(f"\r[{done}/{self.total}] {parts} ({result.id})\033[K")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.stream.flush()

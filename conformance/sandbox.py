@@ -1,0 +1,105 @@
+"""Materializing a scenario's files in a folder the harness owns.
+
+Layout (every implementation's driver may use it; the reference's does)::
+
+    <sandbox>/team/            the workspace team tree
+    <sandbox>/user-team/       the user scope's tree (only when the scenario has ``user_team``)
+    <sandbox>/learnings-<n>/   the learnings roots, in order (only with ``learnings_roots``)
+    <sandbox>/withheld         the withheld codebases, one per line (a folder when "unreadable")
+    <sandbox>/repo/            a git repository for review: team on main, a commit per branch
+    <sandbox>/state/           the implementation's own state (TEAMAI_HOME)
+    <sandbox>/home/            HOME for the commands run
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+UNREADABLE = "unreadable"
+_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+            "GIT_AUTHOR_NAME": "conformance", "GIT_AUTHOR_EMAIL": "conformance@example.invalid",
+            "GIT_COMMITTER_NAME": "conformance", "GIT_COMMITTER_EMAIL": "conformance@example.invalid",
+            "GIT_AUTHOR_DATE": "2026-11-30T10:00:00Z", "GIT_COMMITTER_DATE": "2026-11-30T10:00:00Z"}
+
+
+@dataclass
+class Layout:
+    root: str
+    team: str
+    state: str
+    home: str
+    user_team: str | None = None
+    learnings: list[str] = field(default_factory=list)
+    withheld_file: str | None = None
+    repo: str | None = None
+
+
+def write_tree(folder: str, files: Mapping[str, Any]) -> None:
+    os.makedirs(folder, exist_ok=True)
+    for rel, text in files.items():
+        if text is None:
+            continue
+        path = os.path.join(folder, *str(rel).split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(str(text))
+
+
+def materialize(root: str, message: Mapping[str, Any]) -> Layout:
+    """Write the tree of an ``open`` message under ``root`` (which must exist)."""
+    root = os.path.realpath(root)
+    layout = Layout(root, os.path.join(root, "team"), os.path.join(root, "state"), os.path.join(root, "home"))
+    write_tree(layout.team, message.get("team") or {})
+    os.makedirs(layout.home, exist_ok=True)
+    if message.get("user_team") is not None:
+        layout.user_team = os.path.join(root, "user-team")
+        write_tree(layout.user_team, message["user_team"])
+    for i, tree in enumerate(message.get("learnings_roots") or [], 1):
+        folder = os.path.join(root, f"learnings-{i}")
+        write_tree(folder, tree or {})
+        layout.learnings.append(folder)
+    withheld = message.get("withheld")
+    if withheld is not None:
+        layout.withheld_file = os.path.join(root, "withheld")
+        if withheld == UNREADABLE:
+            os.makedirs(layout.withheld_file)  # a folder: no one, not even root, reads it as a list
+        else:
+            with open(layout.withheld_file, "w", encoding="utf-8") as fh:
+                fh.write("".join(f"{slug}\n" for slug in withheld))
+    repo = message.get("repo")
+    if repo is not None:
+        layout.repo = os.path.join(root, "repo")
+        make_repo(layout.repo, message.get("team") or {}, repo.get("branches") or {})
+    return layout
+
+
+def make_repo(folder: str, team: Mapping[str, Any], branches: Mapping[str, Mapping[str, Any]]) -> None:
+    """A real git repository: ``team`` committed on main, each branch one commit on top of it.
+
+    In a branch, a file mapped to ``null`` is deleted.
+    """
+    env = {**os.environ, **_GIT_ENV}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=folder, env=env, check=True, capture_output=True)
+
+    write_tree(folder, team)
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "--allow-empty", "-m", "team")
+    for branch, changes in branches.items():
+        git("checkout", "-q", "-b", str(branch), "main")
+        for rel, text in (changes or {}).items():
+            path = os.path.join(folder, *str(rel).split("/"))
+            if text is None:
+                if os.path.exists(path):
+                    os.remove(path)
+            else:
+                write_tree(folder, {rel: text})
+        git("add", "-A")
+        git("commit", "-q", "--allow-empty", "-m", str(branch))
+    git("checkout", "-q", "main")

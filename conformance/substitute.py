@@ -1,0 +1,158 @@
+"""``${…}`` substitutions in scenario strings, and ``set:`` by dotted path into a payload.
+
+=============================  =============================================================
+``${r1.run}``                  the run id recall step ``r1`` printed
+``${r1.output}``               everything step ``r1`` printed on stdout
+``${path:learnings/x}``        the absolute path recall prints for that workspace asset
+``${user:path:rules/x.md}``    the same for an asset of the user scope
+``${root:team}``               the workspace team folder; also ``user_team`` and ``learnings``
+                               (the first learnings root; ``learnings:2`` is the second)
+=============================  =============================================================
+
+A path the implementation did not list as an asset (a learning a later step publishes, a
+file that is not an asset) is placed where the tree-path table of the reference puts it, so
+scenarios can name files that are not, or not yet, assets.
+"""
+
+from __future__ import annotations
+
+import copy
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PATTERN = re.compile(r"\$\{([^}]*)\}")
+STEP_REF = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\.(run|output)$")
+
+
+class SubstitutionError(ValueError):
+    pass
+
+
+@dataclass
+class Context:
+    """What substitutions resolve against: earlier steps and the sandbox the driver answered."""
+
+    steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"run", "output"}
+    paths: dict[str, str] = field(default_factory=dict)
+    user_paths: dict[str, str] = field(default_factory=dict)
+    roots: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, ref: str) -> str:
+        step = STEP_REF.match(ref)
+        if step:
+            name, what = step.groups()
+            if name not in self.steps:
+                raise SubstitutionError(f"${{{ref}}}: no earlier step is named {name!r}")
+            value = self.steps[name].get(what)
+            if value is None:
+                raise SubstitutionError(f"${{{ref}}}: step {name!r} printed no {what}")
+            return str(value)
+        if ref.startswith("path:"):
+            return self._asset(ref[5:], self.paths, "team", learnings=True)
+        if ref.startswith("user:path:"):
+            return self._asset(ref[10:], self.user_paths, "user_team", learnings=False)
+        if ref.startswith("root:"):
+            return self._root(ref[5:])
+        raise SubstitutionError(f"${{{ref}}} is not a known substitution")
+
+    def _root(self, name: str) -> str:
+        base, _, nth = name.partition(":")
+        value = self.roots.get(base)
+        if isinstance(value, list):
+            index = int(nth) - 1 if nth.isdigit() else 0
+            if 0 <= index < len(value):
+                return str(value[index])
+            raise SubstitutionError(f"${{root:{name}}}: there is no such learnings root")
+        if value is None or nth:
+            raise SubstitutionError(f"${{root:{name}}}: the sandbox has no such folder")
+        return str(value)
+
+    def _asset(self, tree_path: str, known: Mapping[str, str], root: str, learnings: bool) -> str:
+        if tree_path in known:
+            return known[tree_path]
+        base = self.roots.get(root)
+        if not base:
+            raise SubstitutionError(f"${{path:{tree_path}}}: the sandbox has no {root} folder")
+        return where(tree_path, str(base), self.roots.get("learnings") if learnings else None)
+
+    def apply(self, value: Any) -> Any:
+        """``value`` with every substitution resolved (strings inside lists and mappings too)."""
+        if isinstance(value, str):
+            return PATTERN.sub(lambda m: self.resolve(m.group(1)), value)
+        if isinstance(value, list):
+            return [self.apply(v) for v in value]
+        if isinstance(value, dict):
+            return {self.apply(k) if isinstance(k, str) else k: self.apply(v) for k, v in value.items()}
+        return value
+
+
+def where(tree_path: str, team: str, learnings_roots: Any = None) -> str:
+    """Where the reference's tree-path table puts ``tree_path`` (for files that are not assets)."""
+    if tree_path.startswith("learnings/"):
+        ident = tree_path[len("learnings/"):]
+        roots = learnings_roots if isinstance(learnings_roots, list) and learnings_roots else None
+        base = str(roots[0]) if roots else posixpath.join(team, "learnings")
+        return posixpath.join(base, ident if ident.endswith(".md") else ident + ".md")
+    if tree_path.startswith("skills/") and not tree_path.endswith(".md"):
+        return posixpath.join(team, tree_path, "SKILL.md")
+    return posixpath.join(team, tree_path)
+
+
+def references(value: Any) -> list[str]:
+    """Every ``${…}`` body in ``value``, in order (for the linter)."""
+    found: list[str] = []
+    if isinstance(value, str):
+        found.extend(m.group(1) for m in PATTERN.finditer(value))
+    elif isinstance(value, list):
+        for v in value:
+            found.extend(references(v))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            found.extend(references(k))
+            found.extend(references(v))
+    return found
+
+
+def is_known_form(ref: str) -> bool:
+    return bool(STEP_REF.match(ref)) or ref.startswith(("path:", "user:path:", "root:"))
+
+
+def step_name(ref: str) -> str | None:
+    match = STEP_REF.match(ref)
+    return match.group(1) if match else None
+
+
+def set_paths(payload: Any, assignments: Mapping[str, Any]) -> Any:
+    """A copy of ``payload`` with each dotted path set, creating missing objects on the way.
+
+    A segment that is a number indexes into an existing list; the payload's other values are
+    never reshaped.
+    """
+    result = copy.deepcopy(payload)
+    for dotted, value in assignments.items():
+        if not isinstance(result, dict):
+            raise SubstitutionError("set: the payload is not an object")
+        parts = str(dotted).split(".")
+        node: Any = result
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(node, list):
+                if not part.isdigit() or int(part) >= len(node):
+                    raise SubstitutionError(f"set {dotted}: {part!r} is not an index of the list there")
+                if last:
+                    node[int(part)] = copy.deepcopy(value)
+                else:
+                    node = node[int(part)]
+                continue
+            if not isinstance(node, dict):
+                raise SubstitutionError(f"set {dotted}: {'.'.join(parts[:i])} is not an object")
+            if last:
+                node[part] = copy.deepcopy(value)
+            else:
+                if part not in node or node[part] is None:
+                    node[part] = {}
+                node = node[part]
+    return result

@@ -1,0 +1,15 @@
+"""CodeBuddy (CLI and IDE): Claude's shape; the IDE spells tools in snake_case (`execute_command`,
+`search_content`, `read_file`, `list_dir`), which the category table maps.
+PostToolUse means the call worked, as in Claude's protocol, which this host copies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..toolcall import ToolCall
+from ._fields import claude_shaped
+
+
+def parse(payload: Mapping[str, Any], event: str) -> ToolCall:
+    return claude_shaped("codebuddy", payload, event)

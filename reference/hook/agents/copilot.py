@@ -1,0 +1,37 @@
+"""GitHub Copilot, in two shapes.
+
+- The CLI (``.github/hooks``): ``toolName``, ``toolArgs`` (a JSON string in file hooks, an object
+  from the SDK), ``toolResult: {resultType: success|failure|denied, textResultForLlm}``, ``cwd``;
+  a session field is not documented, so ``sessionId``/``session_id`` are read when present.
+- VS Code agent hooks: ``hookEventName``, ``sessionId``, ``tool_name``, ``tool_input``,
+  ``tool_response``, ``cwd``: Claude's shape with camelCase common fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..toolcall import FAILURE, POST_TOOL_USE_FAILURE, SUCCESS, UNKNOWN, ToolCall
+from ._fields import build, exit_status, json_object, mapping, string
+
+_RESULT = {"success": SUCCESS, "failure": FAILURE, "denied": FAILURE, "rejected": FAILURE}
+
+
+def parse(payload: Mapping[str, Any], event: str) -> ToolCall:
+    session = string(payload.get("sessionId")) or string(payload.get("session_id"))
+    hook_name = str(payload.get("hookEventName", payload.get("hook_event_name", ""))).lower()
+    # The SDK's failure variant carries ``error`` instead of a result.
+    if hook_name == "posttoolusefailure" or ("error" in payload and "toolResult" not in payload
+                                             and "tool_response" not in payload):
+        event = POST_TOOL_USE_FAILURE
+    cwd = string(payload.get("cwd")) or string(payload.get("workingDirectory"))
+    if "toolName" in payload or "toolArgs" in payload:
+        result = mapping(payload.get("toolResult"))
+        status = _RESULT.get(str(result.get("resultType", "")).lower(), UNKNOWN)
+        return build("copilot", event, payload, session, payload.get("toolName"),
+                     json_object(payload.get("toolArgs")), result.get("textResultForLlm"), status, cwd)
+    response = payload.get("tool_response")
+    status = exit_status(response) or SUCCESS  # Claude's protocol: PostToolUse follows a call that worked
+    return build("copilot", event, payload, session, payload.get("tool_name"),
+                 mapping(payload.get("tool_input")), response, status, cwd)

@@ -1,0 +1,15 @@
+"""WorkBuddy: Claude's shape as far as known; its tool names are unverified, so any spelling the
+category table knows is accepted. PostToolUse means the call worked, as in Claude's protocol,
+which this host copies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..toolcall import ToolCall
+from ._fields import claude_shaped
+
+
+def parse(payload: Mapping[str, Any], event: str) -> ToolCall:
+    return claude_shaped("workbuddy", payload, event)

@@ -1,0 +1,119 @@
+"""When a path a tool touched is the path recall printed.
+
+Recall prints absolute paths. Tools report paths as the agent wrote them: relative to the call's
+folder, with ``.`` and ``..``, with Windows backslashes, with a lower-case drive letter, or in Git
+Bash's ``/c/Users/...`` form. Both sides are brought to one spelling (forward slashes, upper-case
+drive, Git Bash drive folders as ``C:/``, ``.`` and ``..`` folded) before they are compared.
+
+*Exact* evidence is a path that was absolute, or relative with a known base (the call's search
+root or cwd); only ``.md`` files under the knowledge roots are kept. Without a base the path is
+kept as given and the reducer may still match it by suffix (:func:`suffix_match`), but only when
+the suffix is long enough to mean one file and only one printed path has it.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Iterable
+
+# A relative path without a base matches a printed path only when its last segments, at least
+# this many (the base name plus two folders), are the printed path's last segments.
+MIN_SUFFIX_SEGMENTS = 3
+
+_GIT_BASH_DRIVE = re.compile(r"^/([A-Za-z])(?=/|$)")
+_DRIVE = re.compile(r"^([A-Za-z]):(?=/|$)")
+
+
+def normalize(path: str) -> str:
+    """One spelling: forward slashes, ``C:`` upper case, ``/c/...`` as ``C:/...``, no doubled slashes."""
+    p = path.strip().replace("\\", "/")
+    m = _GIT_BASH_DRIVE.match(p)
+    if m:
+        p = m.group(1).upper() + ":" + p[2:]
+    else:
+        m = _DRIVE.match(p)
+        if m:
+            p = m.group(1).upper() + p[1:]
+    unc = p.startswith("//")
+    p = re.sub(r"/{2,}", "/", p)
+    return "/" + p if unc else p
+
+
+def _drive(p: str) -> tuple[str, str]:
+    if _DRIVE.match(p):
+        return p[:2], p[2:]
+    return "", p
+
+
+def is_absolute(path: str) -> bool:
+    p = normalize(path)
+    return p.startswith("/") or bool(_DRIVE.match(p))
+
+
+def canonical(path: str) -> str:
+    """The comparable form of an absolute path (``.`` and ``..`` folded)."""
+    drive, rest = _drive(normalize(path))
+    return drive + posixpath.normpath(rest or "/")
+
+
+def resolve(path: str, base: str | None) -> str | None:
+    """The absolute, canonical form of ``path``, or None when it is relative and no base is known."""
+    p = normalize(path)
+    if p.startswith("~/") or p == "~":
+        p = normalize(os.path.expanduser(p))
+        if p.startswith("~"):
+            return None
+    if is_absolute(p):
+        out = canonical(p)
+    elif base and is_absolute(base):
+        out = canonical(normalize(base).rstrip("/") + "/" + p)
+    else:
+        return None
+    if out.startswith("/") and os.sep == "/":
+        out = os.path.realpath(out)  # the roots are real paths too (symlinked temp folders, /private)
+    return out
+
+
+def under(path: str, roots: Iterable[str]) -> bool:
+    """True when the canonical absolute ``path`` lies inside one of ``roots``."""
+    for root in roots:
+        r = canonical(root).rstrip("/")
+        if r and path.startswith(r + "/"):
+            return True
+    return False
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(".md")
+
+
+def evidence_path(raw: object, base: str | None, roots: Iterable[str]) -> tuple[str, bool] | None:
+    """``(path, exact)`` for a path worth recording as evidence, else None."""
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw or not is_markdown(raw.strip()):
+        return None
+    resolved = resolve(raw, base)
+    if resolved is not None:
+        return (resolved, True) if under(resolved, roots) else None
+    given = normalize(raw)
+    while given.startswith("./"):
+        given = given[2:]
+    return (given, False) if given and not given.startswith("~") else None
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in normalize(path).split("/") if s]
+
+
+def suffix_match(given: str, printed: Iterable[str]) -> str | None:
+    """The one printed path ending in ``given``'s segments (at least :data:`MIN_SUFFIX_SEGMENTS`),
+    or None when there is none, when several match, or when ``given`` is too short to tell."""
+    folded = posixpath.normpath(normalize(given)) if given.strip() else ""
+    segs = [s for s in folded.split("/") if s and s != "."]
+    while segs and segs[0] == "..":  # what follows the last leading ".." is still a true suffix
+        segs.pop(0)
+    if len(segs) < MIN_SUFFIX_SEGMENTS:
+        return None
+    found = {p for p in printed if _segments(p)[-len(segs):] == segs}
+    return found.pop() if len(found) == 1 else None

@@ -1,0 +1,564 @@
+"""What a shell command line did, as far as adoption is concerned: parsed, never substring-matched.
+
+A command counts as a read only when the shell would run exactly one reader on the doc as a file
+operand, or a pipeline whose first command is such a reader. Anything that makes the outcome depend
+on another command (``&&``, ``||``, ``;``, ``&``, a subshell, a group, ``$( )``, backticks, process
+substitution) makes the line *compound*, and a compound line never counts: in
+``test -e x && cat doc || true`` the ``cat`` may never have run.
+
+The tokenizer follows POSIX sh quoting (single quotes, double quotes with their four escapes,
+backslash outside quotes) and, for PowerShell tools, PowerShell's (backslash is an ordinary
+character, the backtick escapes). A word whose value the shell would still expand (``$VAR``, a
+glob, ``~``, braces) is kept but marked not literal: we cannot know which file it names.
+
+Verbs (the command's base name, so ``/usr/bin/cat`` is ``cat``):
+
+======  =====================================================================================
+read    cat bat batcat less more head tail nl; ``sed -n`` with only print commands (never
+        ``-i``); Get-Content, gc, type (any letter case). The doc must be a file operand, not
+        an option's value (``head -n 5 doc``: ``5`` is the value of ``-n``).
+search  rg grep egrep fgrep ag ack, ``git grep``: decided by the search rule on the output.
+list    ls find fd fdfind tree, ``rg --files``, ``git ls-files``, ``ag -g``, ``ack -f/-g``:
+        never evidence.
+======  =====================================================================================
+
+``env``, ``command``, ``exec``, ``time`` and ``nohup`` in front of a command, and ``NAME=value``
+assignments, do not change what it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+POSIX, POWERSHELL = "posix", "powershell"
+
+READ, SEARCH, LIST, OTHER, COMPOUND, EMPTY = "read", "search", "list", "other", "compound", "empty"
+
+
+class Word(NamedTuple):
+    text: str
+    literal: bool  # False when the shell would still expand it (variable, glob, tilde, braces)
+
+
+class Command(NamedTuple):
+    assignments: tuple[str, ...]
+    words: tuple[Word, ...]
+    redirects: tuple[tuple[str, str], ...]  # (operator with its fd, target)
+
+
+class Parsed(NamedTuple):
+    """A command line split into pipelines joined by list operators."""
+
+    pipelines: tuple[tuple[Command, ...], ...]
+    operators: tuple[str, ...]  # list operators and grouping seen: && || ; & \n ( ) { }
+    substitution: bool  # $( ), backticks, <( ), >( )
+    broken: bool  # unbalanced quotes, a dangling operator
+
+    @property
+    def compound(self) -> bool:
+        return bool(self.operators) or self.substitution or len(self.pipelines) != 1
+
+    def commands(self) -> tuple[Command, ...]:
+        """Every command the line runs directly (not those inside substitutions)."""
+        return tuple(c for p in self.pipelines for c in p)
+
+
+class Action(NamedTuple):
+    """What a shell call did to files, in the terms of the adoption rule."""
+
+    kind: str  # read / search / list / other / compound / empty
+    verb: str | None
+    operands: tuple[Word, ...] = ()  # file operands (for a search: the paths searched)
+    simple: bool = False  # one command, not a pipeline
+    mode: str = "content"  # search output: content / count / files
+    chdir: str | None = None  # git -C DIR: relative paths are resolved against DIR
+    reason: str = ""
+
+
+_OPS = ("&&", "||", "|&", ";;", "<<<", "<<-", "&>>", "<<", ">>", ">&", "<&", "&>", ">|", "<>",
+        "|", "&", ";", "(", ")", "<", ">", "\n")
+_REDIRECT_OPS = frozenset({"<<<", "<<-", "&>>", "<<", ">>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
+_LIST_OPS = frozenset({"&&", "||", ";", ";;", "&", "\n", "(", ")"})
+_OP_CHARS = frozenset("&|;()<>\n")
+_GLOB_CHARS = frozenset("*?[]{}")
+# A longer line is not parsed at all (it is treated as broken, so it never counts): real reads and
+# recalls are short, and the hook must stay fast whatever a payload holds.
+MAX_COMMAND = 64 * 1024
+
+
+def tokenize(text: str, dialect: str = POSIX) -> tuple[list[Word | str], bool, bool]:
+    """(tokens, substitution seen, broken). Operators come back as ``str``, words as :class:`Word`."""
+    ps = dialect == POWERSHELL
+    escape = "`" if ps else "\\"
+    tokens: list[Word | str] = []
+    buf: list[str] = []
+    literal = True
+    started = False  # a word is in progress (even an empty quoted one)
+    quoted_any = False
+    subst = False
+    i, n = 0, len(text)
+
+    def flush() -> None:
+        nonlocal buf, literal, started, quoted_any
+        if started:
+            tokens.append(Word("".join(buf), literal))
+        buf, literal, started, quoted_any = [], True, False, False
+
+    while i < n:
+        ch = text[i]
+        if ch in " \t\r":
+            flush()
+            i += 1
+            continue
+        if ch == "#" and not started:
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if ch == escape:
+            if i + 1 < n:
+                if text[i + 1] == "\n":
+                    i += 2
+                    continue
+                buf.append(text[i + 1])
+                started = True
+                i += 2
+                continue
+            buf.append(ch)
+            started = True
+            i += 1
+            continue
+        if not ps and ch == "`":
+            subst = True
+            literal = False
+            started = True
+            end = text.find("`", i + 1)
+            if end < 0:
+                return tokens, True, True
+            i = end + 1
+            continue
+        if ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return tokens, subst, True
+            buf.append(text[i + 1:end])
+            started = quoted_any = True
+            i = end + 1
+            continue
+        if ch == '"':
+            i += 1
+            started = quoted_any = True
+            while True:
+                if i >= n:
+                    return tokens, subst, True
+                c = text[i]
+                if c == '"':
+                    i += 1
+                    break
+                if c == escape and i + 1 < n:
+                    nxt = text[i + 1]
+                    if ps or nxt in '"\\$`\n':
+                        if nxt != "\n":
+                            buf.append(nxt)
+                        i += 2
+                        continue
+                    buf.append(c)
+                    i += 1
+                    continue
+                if c == "`" and not ps:
+                    subst = True
+                    literal = False
+                    end = text.find("`", i + 1)
+                    if end < 0:
+                        return tokens, True, True
+                    i = end + 1
+                    continue
+                if c == "$" and i + 1 < n:
+                    if text[i + 1] == "(":
+                        subst = True
+                    if text[i + 1] == "(" or text[i + 1] == "{" or text[i + 1].isalnum() or text[i + 1] in "_?@*#!$-":
+                        literal = False
+                buf.append(c)
+                i += 1
+            continue
+        if ch == "$" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt == "(":
+                subst = True
+                literal = False
+                depth, j = 0, i + 1
+                while j < n:  # skip to the matching parenthesis
+                    if text[j] == "(":
+                        depth += 1
+                    elif text[j] == ")":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    j += 1
+                if j >= n:
+                    return tokens, True, True
+                buf.append(text[i:j + 1])
+                started = True
+                i = j + 1
+                continue
+            if nxt == "{" or nxt.isalnum() or nxt in "_?@*#!$-'\"":
+                literal = False
+        if ch in "<>" and i + 1 < n and text[i + 1] == "(" and not ps:
+            subst = True
+            flush()
+            return tokens, True, False
+        op = next((o for o in _OPS if text.startswith(o, i)), None) if ch in _OP_CHARS else None
+        if op is not None and not (ps and op in ("<", "<<", "<<-", "<<<", "<&", "<>")):
+            fd = ""
+            if op in _REDIRECT_OPS and started and not quoted_any and buf and "".join(buf).isdigit():
+                fd = "".join(buf)
+                buf, started = [], False
+            flush()
+            tokens.append(fd + op)
+            i += len(op)
+            continue
+        if ch == "~" and not started:
+            literal = False
+        if ch in _GLOB_CHARS:
+            literal = False
+        buf.append(ch)
+        started = True
+        i += 1
+    flush()
+    return tokens, subst, False
+
+
+def parse(text: str, dialect: str = POSIX) -> Parsed:
+    if len(text) > MAX_COMMAND:
+        return Parsed((), (), False, True)
+    tokens, subst, broken = tokenize(text.strip(), dialect)
+    pipelines: list[tuple[Command, ...]] = []
+    operators: list[str] = []
+    stages: list[Command] = []
+    assigns: list[str] = []
+    words: list[Word] = []
+    redirects: list[tuple[str, str]] = []
+    pending: str | None = None  # a redirection waiting for its target
+
+    def end_command() -> bool:
+        nonlocal assigns, words, redirects
+        empty = not (assigns or words or redirects)
+        if not empty:
+            stages.append(Command(tuple(assigns), tuple(words), tuple(redirects)))
+        assigns, words, redirects = [], [], []
+        return not empty
+
+    for tok in tokens:
+        if isinstance(tok, Word):
+            if pending is not None:
+                redirects.append((pending, tok.text))
+                pending = None
+            elif not words and _ASSIGN.match(tok.text):
+                assigns.append(tok.text)
+            else:
+                if not words and not tok.literal and tok.text in ("{", "}"):  # unquoted: a group
+                    operators.append(tok.text)
+                    continue
+                words.append(tok)
+            continue
+        if pending is not None:
+            broken = True
+            pending = None
+        op = tok.lstrip("0123456789")
+        if op in _REDIRECT_OPS:
+            pending = tok
+        elif op in ("|", "|&"):
+            if not end_command():
+                broken = True
+        else:
+            end_command()
+            if stages:
+                pipelines.append(tuple(stages))
+                stages = []
+            operators.append(op)
+    if pending is not None:
+        broken = True
+    if tokens and isinstance(tokens[-1], str) and tokens[-1].lstrip("0123456789") in ("|", "|&"):
+        broken = True  # a pipe into nothing
+    if end_command() or stages:
+        pipelines.append(tuple(stages))
+    elif operators and operators[-1] in ("&&", "||"):
+        broken = True
+    return Parsed(tuple(pipelines), tuple(operators), subst, broken)
+
+
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+_WRAPPERS = frozenset({"command", "exec", "time", "nohup", "builtin"})
+
+
+def verb_name(word: str) -> str:
+    """The base name a command is known by: no folders, no ``.exe``."""
+    base = re.split(r"[\\/]", word)[-1]
+    if base.lower().endswith(".exe"):
+        base = base[:-4]
+    return base
+
+
+def strip_wrappers(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Drop ``env NAME=v``, ``command``, ``exec``, ``time`` and ``nohup`` in front of a command."""
+    i = 0
+    while i < len(words):
+        name = verb_name(words[i].text) if words[i].literal else ""
+        if name in _WRAPPERS:
+            i += 1
+            while i < len(words) and words[i].text.startswith("-") and words[i].text != "-":
+                i += 1
+        elif name == "env":
+            i += 1
+            while i < len(words):
+                t = words[i].text
+                if t in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
+                    i += 2
+                elif t.startswith("-") or _ASSIGN.match(t):
+                    i += 1
+                else:
+                    break
+        else:
+            break
+    return words[i:]
+
+
+class _Options(NamedTuple):
+    short_values: str  # short options that take a value
+    long_values: frozenset[str]  # long options that take a value (without the leading --)
+
+
+def split_args(args: tuple[Word, ...], opts: _Options, plus_options: bool = False
+               ) -> tuple[list[tuple[str, str | None]], list[Word]]:
+    """(options as (name, value), operands). ``--`` ends the options."""
+    found: list[tuple[str, str | None]] = []
+    operands: list[Word] = []
+    i = 0
+    only_operands = False
+    while i < len(args):
+        w = args[i]
+        t = w.text
+        i += 1
+        if only_operands or t == "-" or not (t.startswith("-") or (plus_options and t.startswith("+"))):
+            operands.append(w)
+            continue
+        if t == "--":
+            only_operands = True
+            continue
+        if t.startswith("--"):
+            name, eq, value = t[2:].partition("=")
+            if eq:
+                found.append(("--" + name, value))
+            elif name in opts.long_values and i < len(args):
+                found.append(("--" + name, args[i].text))
+                i += 1
+            else:
+                found.append(("--" + name, None))
+            continue
+        if t.startswith("+") or t[1:].isdigit():  # +N / -N (head -5, tail +3)
+            found.append((t, None))
+            continue
+        for k, ch in enumerate(t[1:], 1):
+            if ch in opts.short_values:
+                rest = t[k + 1:]
+                if rest:
+                    found.append(("-" + ch, rest))
+                elif i < len(args):
+                    found.append(("-" + ch, args[i].text))
+                    i += 1
+                else:
+                    found.append(("-" + ch, None))
+                break
+            found.append(("-" + ch, None))
+    return found, operands
+
+
+_READERS: dict[str, _Options] = {
+    "cat": _Options("", frozenset()),
+    "bat": _Options("lmrHd", frozenset({
+        "language", "map-syntax", "line-range", "highlight-line", "style", "theme", "tabs", "wrap",
+        "terminal-width", "color", "italic-text", "decorations", "paging", "pager", "file-name",
+        "diff-context", "ignored-suffix", "binary", "squeeze-limit", "nonprintable-notation",
+        "strip-ansi"})),
+    "less": _Options("bhjkoOpPtTxyz#", frozenset({"log-file", "LOG-FILE", "pattern", "prompt", "tag",
+                                                    "tag-file", "tabs", "shift", "window", "max-back-scroll",
+                                                    "max-forw-scroll", "buffers", "jump-target"})),
+    "more": _Options("n", frozenset({"lines"})),
+    "head": _Options("nc", frozenset({"lines", "bytes"})),
+    "tail": _Options("ncs", frozenset({"lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"})),
+    "nl": _Options("bdfhilnsvw", frozenset({
+        "body-numbering", "section-delimiter", "footer-numbering", "header-numbering",
+        "line-increment", "join-blank-lines", "number-format", "number-separator",
+        "starting-line-number", "number-width"})),
+}
+_READERS["batcat"] = _READERS["bat"]
+_PS_READERS = frozenset({"get-content", "gc", "type"})
+_PS_PATH_PARAMS = frozenset({"-path", "-literalpath", "-lp", "-pspath"})
+_PS_VALUE_PARAMS = frozenset({"-totalcount", "-head", "-first", "-tail", "-last", "-readcount", "-encoding",
+                              "-delimiter", "-filter", "-include", "-exclude", "-credential", "-stream"})
+
+_SED = _Options("efl", frozenset({"expression", "file", "line-length"}))
+_SED_ADDR = r"(?:\d+|\$|/(?:[^/\\]|\\.)*/)"
+_SED_PART = re.compile(rf"^\s*(?:{_SED_ADDR}(?:\s*,\s*(?:{_SED_ADDR}|\+\d+))?)?\s*([pq])\s*$")
+
+_SEARCHERS: dict[str, _Options] = {
+    "grep": _Options("efmABCdD", frozenset({
+        "regexp", "file", "max-count", "after-context", "before-context", "context", "directories",
+        "devices", "include", "exclude", "exclude-dir", "exclude-from", "label", "binary-files",
+        "group-separator"})),
+    "rg": _Options("efgtTmABCjMdEr", frozenset({
+        "regexp", "file", "glob", "iglob", "type", "type-not", "type-add", "type-clear", "max-count",
+        "after-context", "before-context", "context", "threads", "max-columns", "max-depth", "encoding",
+        "replace", "pre", "pre-glob", "sort", "sortr", "color", "colors", "context-separator",
+        "field-context-separator", "field-match-separator", "path-separator", "ignore-file",
+        "max-filesize", "dfa-size-limit", "regex-size-limit", "engine"})),
+    "ag": _Options("ABCGgmp", frozenset({"after", "before", "context", "file-search-regex", "max-count",
+                                          "depth", "ignore", "path-to-ignore", "pager"})),
+    "ack": _Options("ABCm", frozenset({"after-context", "before-context", "context", "max-count", "type",
+                                        "ignore-dir", "match", "output", "ignore-file"})),
+    "git-grep": _Options("efABCm", frozenset({"max-depth", "threads", "after-context", "before-context",
+                                              "context", "max-count", "file"})),
+}
+_SEARCHERS["egrep"] = _SEARCHERS["fgrep"] = _SEARCHERS["grep"]
+_COUNT_FLAGS = frozenset({"-c", "--count", "--count-matches"})
+_FILES_FLAGS = frozenset({"-l", "-L", "--files-with-matches", "--files-without-match",
+                          "--files-without-matches", "--name-only", "-q", "--quiet", "--silent", "-O",
+                          "--open-files-in-pager"})
+_LISTERS = frozenset({"ls", "find", "fd", "fdfind", "tree", "dir", "get-childitem", "gci"})
+_GIT_VALUE_OPTS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+
+
+def _stdout_hidden(cmd: Command) -> bool:
+    for op, target in cmd.redirects:
+        fd = op[: len(op) - len(op.lstrip("0123456789"))]
+        bare = op[len(fd):]
+        if bare in ("&>", "&>>"):
+            return True
+        if bare in (">", ">>", ">|", ">&") and fd in ("", "1"):
+            if bare == ">&" and target == "1":
+                continue
+            return True
+    return False
+
+
+def _read_action(verb: str, args: tuple[Word, ...], simple: bool) -> Action:
+    lowered = verb.lower()
+    if lowered in _PS_READERS:
+        operands: list[Word] = []
+        i = 0
+        while i < len(args):
+            w = args[i]
+            t = w.text.lower()
+            i += 1
+            if t in _PS_PATH_PARAMS and i < len(args):
+                operands.extend(Word(p, args[i].literal) for p in args[i].text.split(",") if p)
+                i += 1
+            elif t in _PS_VALUE_PARAMS:
+                i += 1
+            elif t.startswith("-") and t != "-":
+                continue
+            else:
+                operands.extend(Word(p, w.literal) for p in w.text.split(",") if p)
+        return Action(READ, verb, tuple(operands), simple, reason=f"{verb} reads its file operands")
+    if verb == "sed":
+        found, rest = split_args(args, _SED)
+        names = {name for name, _ in found}
+        if names & {"-i", "--in-place"}:
+            return Action(OTHER, verb, reason="sed -i edits the file, it does not show it")
+        if not names & {"-n", "--quiet", "--silent"}:
+            return Action(OTHER, verb, reason="sed without -n is not the print form")
+        if names & {"-f", "--file"}:
+            return Action(OTHER, verb, reason="sed reads its script from a file")
+        scripts = [v or "" for name, v in found if name in ("-e", "--expression")]
+        if not scripts:
+            if not rest:
+                return Action(OTHER, verb, reason="sed without a script")
+            scripts, rest = [rest[0].text], rest[1:]
+        parts = [p for s in scripts for p in re.split(r"[;\n]", s) if p.strip()]
+        matches = [_SED_PART.match(p) for p in parts]
+        if not parts or not all(matches) or not any(m and m.group(1) == "p" for m in matches):
+            return Action(OTHER, verb, reason="the sed script is not only print commands")
+        return Action(READ, verb, tuple(rest), simple, reason="sed -n with print commands shows its files")
+    found, rest = split_args(args, _READERS[verb], plus_options=verb in ("less", "more", "tail"))
+    return Action(READ, verb, tuple(rest), simple, reason=f"{verb} shows its file operands")
+
+
+def _search_action(verb: str, args: tuple[Word, ...], chdir: str | None) -> Action:
+    opts = _SEARCHERS[verb]
+    found, rest = split_args(args, opts)
+    names = {name for name, _ in found}
+    if verb == "rg" and "--files" in names:
+        return Action(LIST, verb, reason="rg --files lists file names")
+    if (verb == "ag" and "-g" in names) or (verb == "ack" and names & {"-f", "-g"}):
+        return Action(LIST, verb, reason=f"{verb} -f/-g lists file names")
+    pattern_given = bool(names & {"-e", "--regexp", "-f", "--file"})
+    paths = tuple(rest if pattern_given else rest[1:])
+    shown = "git grep" if verb == "git-grep" else verb
+    if names & _COUNT_FLAGS:
+        return Action(SEARCH, shown, paths, True, "count", chdir, f"{shown} only counts matches")
+    if names & _FILES_FLAGS:
+        return Action(SEARCH, shown, paths, True, "files", chdir, f"{shown} only lists file names")
+    return Action(SEARCH, shown, paths, True, "content", chdir, f"{shown} shows matching lines")
+
+
+def analyze(text: str, dialect: str = POSIX) -> Action:
+    """Decide what one shell call did (see the module docstring for the rule)."""
+    parsed = parse(text, dialect)
+    if parsed.broken:
+        return Action(COMPOUND, None, reason="the command line does not parse (unbalanced quote or operator)")
+    if not parsed.pipelines and not parsed.operators and not parsed.substitution:
+        return Action(EMPTY, None, reason="no command")
+    if parsed.compound:
+        why = [op.replace("\n", "a newline") for op in sorted(set(parsed.operators))]
+        if parsed.substitution:
+            why.append("a command substitution")
+        return Action(COMPOUND, None, reason=f"a compound command ({', '.join(why) or 'several commands'}) "
+                                             "never counts")
+    stages = parsed.pipelines[0]
+    first = stages[0]
+    words = strip_wrappers(first.words)
+    if not words:
+        return Action(EMPTY, None, reason="no command, only assignments or redirections")
+    head = words[0]
+    if not head.literal:
+        return Action(OTHER, None, reason="the command name is expanded by the shell")
+    verb = verb_name(head.text)
+    args = words[1:]
+    simple = len(stages) == 1
+    chdir: str | None = None
+    if verb == "git":
+        i = 0
+        while i < len(args) and args[i].text.startswith("-"):
+            if args[i].text in _GIT_VALUE_OPTS and i + 1 < len(args):
+                if args[i].text == "-C":
+                    chdir = args[i + 1].text
+                i += 2
+            else:
+                i += 1
+        sub = args[i].text if i < len(args) else ""
+        if sub == "ls-files":
+            return Action(LIST, "git ls-files", reason="git ls-files lists file names")
+        if sub != "grep":
+            return Action(OTHER, "git", reason=f"git {sub} is neither a read nor a search".replace("  ", " "))
+        verb, args = "git-grep", args[i + 1:]
+    if verb.lower() in _PS_READERS and dialect == POSIX:
+        # A PowerShell cmdlet: the line was written for PowerShell, whose backslash is a plain character.
+        return analyze(text, POWERSHELL)
+    if verb in _READERS or verb == "sed" or verb.lower() in _PS_READERS:
+        action = _read_action(verb, args, simple)
+        if action.kind == READ and _stdout_hidden(first):
+            return action._replace(kind=OTHER, reason=f"{verb}'s output is redirected away from the agent")
+        return action
+    if verb in _SEARCHERS:
+        action = _search_action(verb, args, chdir)
+        if action.kind == SEARCH and not simple:
+            return action._replace(kind=OTHER, simple=False,
+                                   reason=f"a pipeline starting with {action.verb}: its output is transformed")
+        if action.kind == SEARCH and _stdout_hidden(first):
+            return action._replace(kind=OTHER, reason=f"{action.verb}'s output is redirected away from the agent")
+        return action
+    if verb in _LISTERS or verb.lower() in _LISTERS:
+        return Action(LIST, verb, reason=f"{verb} lists file names")
+    if not simple:
+        return Action(OTHER, verb, reason=f"a pipeline that starts with {verb}, not a reader")
+    return Action(OTHER, verb, reason=f"{verb} is neither a reader nor a search")

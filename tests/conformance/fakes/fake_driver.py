@@ -1,0 +1,55 @@
+"""A driver for the harness's own tests, steered by a directive on its command line.
+
+It answers like the reference (it wraps the in-process reference backend) except where the
+directive says otherwise:
+
+- ``crash``: exits while answering the first recall whose query contains ``boom``;
+- ``hang``: never answers a recall whose query contains ``boom``;
+- ``garbage``: answers a recall whose query contains ``boom`` with a line that is not JSON;
+- ``few``: declares only the recall command, no agents, no log and no hold;
+- ``bad-protocol``: answers the handshake with protocol 99;
+- ``ok``: behaves.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+from conformance import protocol
+from conformance.reference_driver import ReferenceBackend, in_process
+from conformance.server import serve
+
+
+def main(directive: str) -> int:
+    backend = ReferenceBackend(in_process)
+
+    def handle(message: dict[str, Any]) -> dict[str, Any]:
+        cmd = message.get("cmd")
+        boom = cmd == "recall" and "boom" in str(message.get("query", ""))
+        if cmd == "start":
+            answer = backend(message)
+            if directive == "few":
+                answer["capabilities"] = {"commands": ["recall"], "agents": [], "log": False, "hold": []}
+            if directive == "bad-protocol":
+                answer["protocol"] = 99
+            return answer
+        if boom and directive == "crash":
+            os._exit(3)
+        if boom and directive == "hang":
+            while True:
+                time.sleep(60)
+        if boom and directive == "garbage":
+            sys.stdout.buffer.write(b"this is not json\n")
+            sys.stdout.buffer.flush()
+            return {"seq": message.get("seq"), "ok": True, "exit": 0, "stdout": "", "stderr": ""}
+        return backend(message)
+
+    assert protocol.VERSION == 1
+    return serve(handle)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "ok"))

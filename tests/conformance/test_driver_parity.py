@@ -1,0 +1,57 @@
+"""The reference in-process and the reference behind the real protocol (``teamai-conformance
+driver reference``, every command a real ``teamai-ref`` subprocess) give the same results.
+
+Checked on the fixture corpus plus a representative slice of the project corpus (the first two
+scenarios of every area), because every subprocess step costs an interpreter start.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from conformance import corpus, pool
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def _slice(loaded: corpus.Corpus, per_area: int = 2) -> list[corpus.Scenario]:
+    taken: dict[str, int] = defaultdict(int)
+    chosen = []
+    for scenario in loaded.scenarios:
+        if taken[scenario.area] < per_area:
+            taken[scenario.area] += 1
+            chosen.append(scenario)
+    return chosen
+
+
+def _view(result):
+    steps = [(s["action"], s["exit"], s["stdout"]) for s in result.steps]
+    return result.outcome, result.mismatches, steps, result.observed
+
+
+def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario]) -> None:
+    local = pool.run_all("reference", loaded, chosen, {})
+    remote = pool.run_all("reference-subprocess", loaded, chosen, {}, jobs=2)
+    assert [r.id for r in local] == [r.id for r in remote]
+    for a, b in zip(local, remote, strict=True):
+        assert _view(a) == _view(b), a.id
+
+
+def test_fixture_corpus_same_both_ways():
+    loaded = corpus.load(HERE / "corpus")
+    _compare(loaded, loaded.scenarios)
+
+
+def test_project_corpus_slice_same_both_ways():
+    loaded = corpus.load(ROOT)
+    chosen = [s for s in _slice(loaded) if not corpus_problems(loaded, s)]
+    assert chosen
+    _compare(loaded, chosen)
+
+
+def corpus_problems(loaded: corpus.Corpus, scenario: corpus.Scenario) -> list[str]:
+    from conformance import lint
+
+    return lint.blocking(scenario, loaded)

@@ -1,0 +1,88 @@
+"""The runner against misbehaving drivers: each misbehaviour gets its own outcome, the driver is
+restarted, and the cases after it still run."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance import cli, corpus, driver, outcomes, pool
+
+BOOM = """id: {id}
+title: A recall the fake driver misbehaves on
+clauses: [FX-RUN-RECORD]
+provenance: derived
+agents: []
+team:
+  learnings/boom.md: "---\\ntitle: boom\\n---\\nboom\\n"
+steps:
+  - recall: boom
+    as: r1
+expect:
+  steps:
+    r1: {{exit: 0}}
+"""
+
+
+def _with_boom(root: Path) -> corpus.Corpus:
+    path = root / "scenarios" / "recall" / "aa-boom.yaml"
+    path.write_text(BOOM.format(id="aa-boom"), encoding="utf-8")
+    return corpus.load(root)
+
+
+@pytest.mark.parametrize("directive, outcome", [("crash", outcomes.CRASH), ("hang", outcomes.TIMEOUT),
+                                                ("garbage", outcomes.ERROR)])
+def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, directive, outcome):
+    loaded = _with_boom(corpus_copy)
+    chosen = loaded.select(["aa-boom", "fx-recall-prints-hit", "fx-designed-to-fail"])
+    results = {r.id: r for r in pool.run_all(fake(directive), loaded, chosen, {}, timeout=3.0)}
+    assert results["aa-boom"].outcome == outcome, results["aa-boom"].message
+    assert results["fx-recall-prints-hit"].outcome == outcomes.PASS
+    assert results["fx-designed-to-fail"].outcome == outcomes.FAIL
+
+
+def test_crash_message_names_the_exit(corpus_copy, fake):
+    loaded = _with_boom(corpus_copy)
+    (result,) = pool.run_all(fake("crash"), loaded, loaded.select(["aa-boom"]), {}, timeout=5.0)
+    assert "exit 3" in result.message
+
+
+def test_few_capabilities_make_cases_not_applicable(corpus_copy, fake):
+    loaded = corpus.load(corpus_copy)
+    results = {r.id: r for r in pool.run_all(fake("few"), loaded, loaded.scenarios, {}, timeout=10.0)}
+    needs_hook = results["fx-read-needs-hook"]
+    assert needs_hook.outcome == outcomes.NOT_APPLICABLE
+    assert "command hook" in needs_hook.message and "agent claude" in needs_hook.message
+    # log expectations need a driver that records a log
+    assert results["fx-recall-prints-hit"].outcome == outcomes.NOT_APPLICABLE
+    assert "a recall log" in results["fx-recall-prints-hit"].message
+    assert results["fx-designed-to-fail"].outcome == outcomes.FAIL
+
+
+def test_unknown_protocol_version_is_driver_unusable(corpus_copy, fake):
+    with pytest.raises(driver.DriverUnusable, match="protocol 99"):
+        driver.connect(fake("bad-protocol"))
+    err = io.StringIO()
+    code = cli.main(["--corpus", str(corpus_copy), "run", "--impl", fake("bad-protocol")], io.StringIO(), err)
+    assert code == cli.EXIT_DRIVER and "protocol 99" in err.getvalue()
+
+
+def test_missing_program_is_driver_unusable(corpus_copy, fake, tmp_path):
+    err = io.StringIO()
+    code = cli.main(["--corpus", str(corpus_copy), "run", "--impl", str(tmp_path / "no-such-driver")],
+                    io.StringIO(), err)
+    assert code == cli.EXIT_DRIVER and "cannot start" in err.getvalue()
+
+
+def test_report_of_a_crash_run_has_footer_and_rerun(corpus_copy, fake, tmp_path):
+    _with_boom(corpus_copy)
+    report = tmp_path / "r.jsonl"
+    code = cli.main(["--corpus", str(corpus_copy), "run", "--impl", fake("crash"), "--only", "aa-boom",
+                     "--report", str(report)], io.StringIO(), io.StringIO())
+    assert code == cli.EXIT_UNEXPECTED
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "footer"
+    assert lines[1]["outcome"] == "crash" and "--only aa-boom" in lines[1]["rerun"]

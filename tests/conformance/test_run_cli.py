@@ -1,0 +1,150 @@
+"""The runner and its command line against the reference, on the fixture corpus."""
+
+from __future__ import annotations
+
+import io
+import json
+import tomllib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import cli, corpus, expectations, outcomes, pool, timeline
+from conformance.case_runner import run_case
+from conformance.driver import connect
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def _main(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["--corpus", str(CORPUS), *argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_run_reports_outcomes_tables_coverage_and_rerun():
+    code, out, _ = _main("run")
+    assert code == cli.EXIT_UNEXPECTED
+    assert "totals: pass 3, fail 1" in out
+    assert "untested clauses: FX-UNTESTED" in out and "clauses: 5/6 tested" in out
+    assert "FAIL fx-designed-to-fail" in out and "clauses: FX-RUN-RECORD" in out
+    assert "first difference at expect.votes.redis-timeout.recalled_count" in out
+    assert "- expected: 2" in out and "+ actual:   1" in out
+    assert f"rerun: teamai-conformance --corpus {CORPUS} run --only fx-designed-to-fail" in out
+    assert "area " in out and "agent " in out and "claude" in out
+
+
+def test_only_agent_and_usage_errors():
+    assert _main("run", "--only", "fx-recall-prints-hit")[0] == cli.EXIT_OK
+    assert _main("run", "--only", "FX-SHADOW")[0] == cli.EXIT_OK  # by clause
+    assert _main("run", "--agent", "claude")[0] == cli.EXIT_OK
+    assert _main("run", "--only", "no-such-case")[0] == cli.EXIT_USAGE
+    assert _main("run", "--jobs", "0")[0] == cli.EXIT_USAGE
+    assert _main("bogus")[0] == cli.EXIT_USAGE
+
+
+def test_expectations_turn_failures_into_xfail_and_flag_xpass(tmp_path):
+    exp = tmp_path / "exp.toml"
+    code, out, _ = _main("run", "--expectations", str(exp), "--update-expectations")
+    assert code == cli.EXIT_UNEXPECTED
+    written = tomllib.loads(exp.read_text())
+    assert list(written) == ["fx-designed-to-fail"] and written["fx-designed-to-fail"]["status"] == "fail"
+    code, out, _ = _main("run", "--expectations", str(exp))
+    assert code == cli.EXIT_OK and "xfail 1" in out
+    exp.write_text(exp.read_text() + '\n[fx-recall-prints-hit]\nstatus = "fail"\nreason = "stale"\n'
+                   '\n[fx-recall-user-scope-shadowed]\nstatus = "skip"\nreason = "slow"\n')
+    code, out, _ = _main("run", "--expectations", str(exp))
+    assert code == cli.EXIT_UNEXPECTED and "XPASS fx-recall-prints-hit" in out and "skip 1" in out
+    _main("run", "--expectations", str(exp), "--update-expectations")
+    assert "fx-recall-prints-hit" not in tomllib.loads(exp.read_text())
+
+
+def test_bad_expectations_file_is_exit_3(tmp_path):
+    exp = tmp_path / "exp.toml"
+    exp.write_text('[fx-designed-to-fail]\nstatus = "maybe"\n')
+    assert _main("run", "--expectations", str(exp))[0] == cli.EXIT_CORPUS
+
+
+def test_json_lines_and_junit_reports(tmp_path):
+    report, junit = tmp_path / "r.jsonl", tmp_path / "j.xml"
+    _main("run", "--report", str(report), "--junit", str(junit))
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    head, cases, foot = lines[0], lines[1:-1], lines[-1]
+    assert head["kind"] == "header" and head["protocol"] == 1 and head["implementation"]["name"] == "teamai-ref"
+    assert {c["id"]: c["outcome"] for c in cases}["fx-designed-to-fail"] == "fail"
+    assert foot == {"kind": "footer", "totals": {"pass": 3, "fail": 1}, "finished": foot["finished"], "exit": 1}
+    suites = ET.parse(junit).getroot()
+    names = {tc.get("name"): tc for tc in suites.iter("testcase")}
+    assert names["fx-designed-to-fail"].find("failure") is not None
+    assert names["fx-recall-prints-hit"].find("failure") is None
+
+
+def test_list_show_and_driver_listing():
+    code, out, _ = _main("list", "--json")
+    ids = [json.loads(x)["id"] for x in out.splitlines()]
+    assert code == 0 and "fx-recall-prints-hit" in ids and len(ids) == 4
+    code, out, _ = _main("show", "fx-read-needs-hook")
+    assert code == 0 and "FX-ADOPT-READ: A read of a recalled doc adopts it." in out and "agents=['claude']" in out
+    assert _main("show", "nope")[0] == cli.EXIT_USAGE
+
+
+def test_two_jobs_give_the_same_outcomes_as_one():
+    loaded = corpus.load(CORPUS)
+    one = [(r.id, r.outcome) for r in pool.run_all("reference", loaded, loaded.scenarios, {}, jobs=1)]
+    two = [(r.id, r.outcome) for r in pool.run_all("reference", loaded, loaded.scenarios, {}, jobs=2)]
+    assert one == two
+
+
+HOLD = """id: fx-hold
+title: A held ledger leaves recalled_count alone and the run is still recorded
+clauses: [FX-RUN-RECORD]
+provenance: derived
+agents: []
+team:
+  learnings/redis-timeout.md: "---\\ntitle: Redis timeout\\n---\\nredis\\n"
+steps:
+  - hold: votes-ledger
+  - recall: redis
+    as: r1
+  - release: votes-ledger
+  - recall: redis
+    as: r2
+expect:
+  votes:
+    redis-timeout: {recalled_count: 1, last_recalled_at: "2026-11-30T10:00:03.000Z"}
+  log_contains:
+    - {kind: run, run: "${r1.run}"}
+  steps:
+    r1: {exit: 0}
+"""
+
+
+@pytest.mark.parametrize("impl", ["reference", "reference-subprocess"])
+def test_hold_makes_the_ledger_busy_until_release(corpus_copy, impl):
+    (corpus_copy / "scenarios" / "recall" / "fx-hold.yaml").write_text(HOLD)
+    loaded = corpus.load(corpus_copy)
+    driver = connect(impl)
+    try:
+        result = run_case(driver, loaded.by_id()["fx-hold"], loaded.payloads)
+    finally:
+        driver.stop()
+    assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
+    assert "busy" in result.steps[1]["stderr"]
+
+
+def test_times_reach_the_implementation():
+    loaded = corpus.load(CORPUS)
+    driver = connect("reference")
+    result = run_case(driver, loaded.by_id()["fx-recall-user-scope-shadowed"], loaded.payloads)
+    assert [s["now"] for s in result.steps] == ["2026-12-01T08:00:00.000Z", "2026-12-01T08:05:00.000Z"]
+    assert result.observed and result.observed["log"][1]["ts"] == "2026-12-01T08:05:00.000Z"
+    assert timeline.spell(timeline.parse_instant("2026-12-01T09:00:00+01:00")) == "2026-12-01T08:00:00.000Z"
+
+
+def test_expectations_round_trip(tmp_path):
+    path = tmp_path / "e.toml"
+    entries = {"b": expectations.Expected("skip", "hangs"), "a": expectations.Expected("fail", 'has "quotes"')}
+    expectations.save(path, entries)
+    assert expectations.load(path) == entries
+    assert expectations.load(tmp_path / "missing.toml") == {}

@@ -1,0 +1,98 @@
+"""Time rules and substitutions: the small languages scenarios are written in."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance import timeline
+from conformance.substitute import Context, SubstitutionError, references, set_paths, where
+
+
+def test_first_step_at_start_then_one_second_apart():
+    got = timeline.instants({"steps": [{"recall": "a"}, {"recall": "b"}, {"pull": {}}]})
+    assert [timeline.spell(t) for t in got] == ["2026-11-30T10:00:00.000Z", "2026-11-30T10:00:01.000Z",
+                                                 "2026-11-30T10:00:02.000Z"]
+
+
+def test_relative_absolute_and_own_start():
+    steps = [{"recall": "a", "at": "+30s"}, {"pull": {}, "at": "+5m"}, {"pull": {}, "at": "+24h"},
+             {"pull": {}, "at": "+1d"}, {"pull": {}, "at": "2027-01-01T00:00:00Z"}, {"pull": {}}]
+    got = [timeline.spell(t) for t in timeline.instants({"start": "2026-12-01T08:00:00Z", "steps": steps})]
+    assert got == ["2026-12-01T08:00:30.000Z", "2026-12-01T08:05:30.000Z", "2026-12-02T08:05:30.000Z",
+                   "2026-12-03T08:05:30.000Z", "2027-01-01T00:00:00.000Z", "2027-01-01T00:00:01.000Z"]
+
+
+def test_bad_instant_is_a_time_error():
+    with pytest.raises(timeline.TimeError):
+        timeline.instants({"steps": [{"recall": "a", "at": "yesterday"}]})
+
+
+@settings(max_examples=50)
+@given(st.lists(st.tuples(st.integers(0, 500), st.sampled_from("smhd")), min_size=1, max_size=8))
+def test_relative_steps_add_up(gaps):
+    steps = [{"recall": "q", "at": f"+{n}{unit}"} for n, unit in gaps]
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    total = sum(n * seconds[u] for n, u in gaps)
+    last = timeline.instants({"steps": steps})[-1]
+    assert last - timeline.parse_instant(timeline.DEFAULT_START) == dt.timedelta(seconds=total)
+
+
+def _ctx() -> Context:
+    return Context(steps={"r1": {"run": "u-1", "output": "OUT"}, "s1": {"run": None, "output": "x"}},
+                   paths={"learnings/a": "/sb/team/learnings/a.md"},
+                   user_paths={"rules/x.md": "/sb/user/rules/x.md"},
+                   roots={"team": "/sb/team", "user_team": "/sb/user", "learnings": ["/sb/l1", "/sb/l2"]})
+
+
+def test_every_form_resolves():
+    ctx = _ctx()
+    assert ctx.apply("run ${r1.run} said ${r1.output}") == "run u-1 said OUT"
+    assert ctx.apply("${path:learnings/a}|${user:path:rules/x.md}") == "/sb/team/learnings/a.md|/sb/user/rules/x.md"
+    assert ctx.apply("${root:team} ${root:user_team} ${root:learnings} ${root:learnings:2}") == \
+        "/sb/team /sb/user /sb/l1 /sb/l2"
+    assert ctx.apply({"k": ["${r1.run}", 3, None]}) == {"k": ["u-1", 3, None]}
+
+
+def test_paths_that_are_not_assets_land_where_the_tree_table_puts_them():
+    ctx = _ctx()
+    assert ctx.apply("${path:learnings/new-one}") == "/sb/l1/new-one.md"
+    assert ctx.apply("${path:skills/release}") == "/sb/team/skills/release/SKILL.md"
+    assert ctx.apply("${path:docs/x.md}") == "/sb/team/docs/x.md"
+    assert where("learnings/ops/a", "/t") == "/t/learnings/ops/a.md"
+
+
+@pytest.mark.parametrize("text", ["${r9.run}", "${s1.run}", "${nope}", "${root:learnings:7}"])
+def test_unresolvable_is_an_error(text):
+    with pytest.raises(SubstitutionError):
+        _ctx().apply(text)
+
+
+def test_references_are_found_everywhere():
+    assert references({"a": ["${r1.run}", {"b": "x ${path:y} ${r2.output}"}]}) == ["r1.run", "path:y", "r2.output"]
+
+
+def test_set_creates_missing_objects_and_keeps_the_rest():
+    payload = {"session_id": "old", "tool_input": {"file_path": "a", "limit": 5}, "list": [{"x": 1}]}
+    got = set_paths(payload, {"session_id": "s", "tool_input.file_path": "b", "tool_response.stdout": "o",
+                              "list.0.x": 2, "deep.a.b": [1, {"c": True}]})
+    assert got == {"session_id": "s", "tool_input": {"file_path": "b", "limit": 5}, "list": [{"x": 2}],
+                   "tool_response": {"stdout": "o"}, "deep": {"a": {"b": [1, {"c": True}]}}}
+    assert payload["session_id"] == "old"  # never changed in place
+
+
+def test_set_through_a_scalar_is_an_error():
+    with pytest.raises(SubstitutionError):
+        set_paths({"a": 1}, {"a.b": 2})
+
+
+@settings(max_examples=50)
+@given(st.lists(st.text("abcxyz", min_size=1, max_size=4), min_size=1, max_size=4), st.integers())
+def test_set_then_get(parts, value):
+    got = set_paths({}, {".".join(parts): value})
+    for part in parts:
+        got = got[part]
+    assert got == value

@@ -1,0 +1,50 @@
+"""Many hook processes at once against one log: every line arrives, whole, and the lines of one call
+stay together (one write under the log's lock)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from reference import config
+
+from ._support import ROOT, Cli
+
+CALLS = 500
+WORKERS = 8
+
+
+def test_concurrent_hook_processes_append_whole_lines(cli: Cli, team: Path) -> None:
+    env = dict(cli.env)
+    learnings = team.resolve() / "learnings"
+
+    def call(i: int) -> int:
+        names = [f"c{i}-a.md"] + ([f"c{i}-b.md"] if i % 2 == 0 else [])
+        payload = {"session_id": f"ses-{i % 7}", "cwd": str(learnings), "tool_name": "Bash",
+                   "tool_input": {"command": "cat " + " ".join(names)}, "tool_response": {"stdout": "x" * (i % 50)}}
+        proc = subprocess.run([sys.executable, "-m", "reference", "hook-dispatch", "post-tool-use", "--tool",
+                               "claude"], input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=ROOT,
+                              timeout=120)
+        assert proc.stdout == b"" and proc.stderr == b""
+        return proc.returncode
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        codes = list(pool.map(call, range(CALLS)))
+    assert codes == [0] * CALLS
+
+    scope = config.load(env).active
+    raw = Path(scope.log_path).read_bytes()
+    assert raw.endswith(b"\n")
+    lines = [json.loads(line) for line in raw.split(b"\n")[:-1]]
+    expected = {str(learnings / f"c{i}-a.md") for i in range(CALLS)}
+    expected |= {str(learnings / f"c{i}-b.md") for i in range(0, CALLS, 2)}
+    paths = [rec["path"] for rec in lines]
+    assert len(paths) == len(expected) and set(paths) == expected
+    for i in range(0, CALLS, 2):  # both lines of a two-file call are adjacent, in order
+        at = paths.index(str(learnings / f"c{i}-a.md"))
+        assert paths[at + 1] == str(learnings / f"c{i}-b.md")
+    assert not os.path.exists(scope.debug_log_path)

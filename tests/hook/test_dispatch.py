@@ -1,0 +1,237 @@
+"""``hook-dispatch`` end to end, in-process through the same entry point as the command line: what it
+appends, what it ignores, and that nothing a payload does makes it fail."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import config, runlog, storage
+from reference.hook import dispatch
+
+from ._support import Cli
+
+AGENTS = dispatch.AGENTS
+
+
+def scope(cli: Cli) -> config.Scope:
+    return config.load(cli.env).active
+
+
+def log_lines(cli: Cli) -> list[dict[str, Any]]:
+    path = Path(scope(cli).log_path)
+    if not path.exists():
+        return []
+    lines = path.read_bytes().split(b"\n")
+    assert lines[-1] == b"", "the log must end with a newline"
+    out = []
+    for raw in lines[:-1]:
+        rec = json.loads(raw)
+        assert isinstance(rec, dict) and rec["kind"] in runlog.KINDS and isinstance(rec["ts"], str)
+        out.append(rec)
+    return out
+
+
+def debug_text(path: str) -> str:
+    p = Path(path)
+    return p.read_text() if p.exists() else ""
+
+
+def read_payload(cli: Cli, **extra: Any) -> bytes:
+    doc = str(Path(cli.env["TEAMAI_TEAM"]).resolve() / "learnings" / "redis-timeout.md")
+    return json.dumps({"session_id": "ses-1", "cwd": "/", "tool_name": "Read", "tool_input": {"file_path": doc},
+                       "tool_response": {}, **extra}).encode()
+
+
+def hook(cli: Cli, event: str, agent: str, payload: bytes, *extra: str, env: dict[str, str] | None = None) -> None:
+    result = cli("hook-dispatch", event, "--tool", agent, *extra, stdin=payload, env=env)
+    assert result.code == 0
+    assert result.out == ""
+    assert result.err == ""
+
+
+def test_a_read_is_appended_to_the_active_scope_log(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "claude", read_payload(cli), "--matcher", "Read")
+    (line,) = log_lines(cli)
+    assert line["kind"] == "evidence" and line["session"] == "ses-1" and line["exact"] is True
+
+
+@pytest.mark.parametrize("event", ["post-tool-use", "PostToolUse", "postToolUse", "post_tool_use"])
+def test_event_spellings(cli: Cli, event: str) -> None:
+    hook(cli, event, "claude", read_payload(cli))
+    assert len(log_lines(cli)) == 1
+
+
+@pytest.mark.parametrize("event", ["PostToolUseFailure", "postToolUseFailure", "post-tool-use-failure"])
+def test_failure_events_record_nothing(cli: Cli, event: str) -> None:
+    hook(cli, event, "claude", read_payload(cli))
+    assert log_lines(cli) == []
+
+
+@pytest.mark.parametrize("event", ["session-start", "SessionStart", "sessionStart", "prompt-submit", "pre-tool-use",
+                                   "UserPromptSubmit", "", "session-end"])
+def test_other_events_record_nothing(cli: Cli, event: str) -> None:
+    hook(cli, event, "claude", read_payload(cli))
+    assert log_lines(cli) == []
+
+
+def test_tool_given_with_equals(cli: Cli) -> None:
+    result = cli("hook-dispatch", "post-tool-use", "--tool=CLAUDE", stdin=read_payload(cli))
+    assert result.code == 0 and len(log_lines(cli)) == 1
+
+
+def test_the_timestamp_comes_from_the_one_clock(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_NOW": "2026-11-30T10:00:00Z"})
+    assert log_lines(cli)[0]["ts"] == "2026-11-30T10:00:00.000Z"
+
+
+def test_disabled_records_nothing(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_RECALL_DISABLED": "1"})
+    assert not Path(scope(cli).log_path).exists()
+
+
+def test_no_team_configured_is_noted_under_the_home(cli: Cli, home: Path) -> None:
+    result = cli("hook-dispatch", "post-tool-use", "--tool", "claude", stdin=read_payload(cli),
+                 env={"TEAMAI_TEAM": "", "TEAMAI_USER_TEAM": ""})
+    assert result.code == 0 and result.out == ""
+    text = debug_text(str(home / "hook-debug.log"))
+    assert "agent=claude event=post-tool-use no team configured" in text
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (b"not json at all {", "payload is not JSON"),
+    (b"[1, 2]", "payload is a JSON list, not an object"),
+    (b"", "empty payload"),
+    (b"\xff\xfe\x00garbage", "payload is not JSON"),
+    (b"[" * 100000, "payload is not JSON"),
+])
+def test_bad_payloads_are_noted_without_their_content(cli: Cli, payload: bytes, reason: str) -> None:
+    hook(cli, "post-tool-use", "codex", payload)
+    text = debug_text(scope(cli).debug_log_path)
+    assert reason in text
+    assert "garbage" not in text and "at all" not in text
+    assert log_lines(cli) == []
+
+
+def test_a_huge_payload_is_ignored(cli: Cli) -> None:
+    filler = "x" * (dispatch.MAX_PAYLOAD + 10)
+    hook(cli, "post-tool-use", "claude", read_payload(cli, filler=filler))
+    assert log_lines(cli) == []
+    assert "larger than" in debug_text(scope(cli).debug_log_path)
+
+
+def test_an_unknown_agent_is_noted(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "nonesuch", read_payload(cli))
+    assert log_lines(cli) == []
+    assert "agent=nonesuch event=post-tool-use unknown agent" in debug_text(scope(cli).debug_log_path)
+
+
+def test_a_bad_clock_is_noted(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_NOW": "yesterday"})
+    assert log_lines(cli) == []
+    assert "TEAMAI_NOW" in debug_text(scope(cli).debug_log_path)
+
+
+def test_a_busy_log_is_noted_and_loses_nothing_already_written(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "claude", read_payload(cli))
+    s = scope(cli)
+    with storage.locked(s.log_lock, "the recall log", 1.0):
+        hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_LOCK_WAIT": "0.05"})
+    assert len(log_lines(cli)) == 1
+    assert "stayed locked" in debug_text(s.debug_log_path)
+
+
+def test_invalid_unicode_in_a_payload_writes_nothing(cli: Cli) -> None:
+    payload = read_payload(cli).replace(b'"ses-1"', b'"ses-\\ud800"')
+    hook(cli, "post-tool-use", "claude", payload)
+    assert log_lines(cli) == []
+    assert "not valid Unicode" in debug_text(scope(cli).debug_log_path)
+
+
+def test_an_absurdly_long_session_id_is_ignored(cli: Cli) -> None:
+    hook(cli, "post-tool-use", "claude", read_payload(cli, session_id="s" * 10000))
+    assert log_lines(cli) == []
+
+
+# --- the reducer at Stop ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("event", ["stop", "Stop", "subagent-stop", "SubagentStop", "subagentStop"])
+def test_stop_events_run_the_reducer(cli: Cli, monkeypatch: pytest.MonkeyPatch, event: str) -> None:
+    from reference import reducer
+
+    seen: list[str] = []
+    monkeypatch.setattr(reducer, "reduce", lambda cfg, warn: seen.append(cfg.active.name))
+    hook(cli, event, "claude", b'{"session_id": "s", "hook_event_name": "Stop"}')
+    assert seen == ["workspace"]
+
+
+def test_a_failing_reducer_is_only_noted(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reference import reducer
+
+    def boom(cfg: object, warn: object) -> None:
+        raise RuntimeError("inside")
+
+    monkeypatch.setattr(reducer, "reduce", boom)
+    hook(cli, "stop", "claude", b"{}")
+    assert "reducer failed: RuntimeError" in debug_text(scope(cli).debug_log_path)
+
+
+def test_a_missing_reducer_is_only_noted(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import reference
+
+    monkeypatch.delattr(reference, "reducer", raising=False)
+    monkeypatch.setitem(sys.modules, "reference.reducer", None)  # type: ignore[arg-type]
+    hook(cli, "stop", "claude", b"{}")
+    assert "the reducer is not available" in debug_text(scope(cli).debug_log_path)
+
+
+def test_recall_claim_read_and_stop_end_to_end(cli: Cli) -> None:
+    env = {"TEAMAI_NOW": "2026-11-30T10:00:00Z"}
+    out = cli("recall", "redis", "timeout", env=env).out
+    run = next(r for r in log_lines(cli) if r["kind"] == "run")
+    claim = {"session_id": "ses-1", "cwd": "/", "tool_name": "Bash",
+             "tool_input": {"command": "teamai recall redis timeout"}, "tool_response": {"stdout": out}}
+    hook(cli, "post-tool-use", "claude", json.dumps(claim).encode(), env={"TEAMAI_NOW": "2026-11-30T10:00:05Z"})
+    hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_NOW": "2026-11-30T10:00:10Z"})
+    hook(cli, "stop", "claude", b'{"session_id": "ses-1"}', env={"TEAMAI_NOW": "2026-11-30T10:00:20Z"})
+    kinds = [r["kind"] for r in log_lines(cli)]
+    assert kinds[:3] == ["run", "claim", "evidence"]
+    claim_line = log_lines(cli)[1]
+    assert claim_line["run"] == run["run"] and claim_line["session"] == "ses-1"
+    assert "consumed" in kinds
+
+
+# --- nothing breaks it ----------------------------------------------------------------------------
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+_KEYS = ["session_id", "conversation_id", "sessionId", "cwd", "tool_name", "toolName", "tool_input", "toolArgs",
+         "tool_response", "tool_output", "toolResult", "tool_status", "session_link", "agent_id", "agent_type",
+         "agent", "hook_event_name", "hookEventName", "workspace_roots", "metadata", "error"]
+_shaped = st.dictionaries(st.sampled_from(_KEYS), _json | st.sampled_from(
+    ["Read", "Bash", "Grep", "read", "bash", "task", "Shell", "view", "PostToolUseFailure", "success", "failure",
+     "/", "cat /x.md", '{"command": "cat a.md"}']), max_size=10)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(AGENTS), st.sampled_from(["post-tool-use", "PostToolUseFailure", "stop", "session-start"]),
+       _json | _shaped)
+def test_arbitrary_json_never_breaks_the_hook(cli: Cli, agent: str, event: str, payload: object) -> None:
+    hook(cli, event, agent, json.dumps(payload).encode())
+    log_lines(cli)  # every line parses
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(AGENTS), st.binary(max_size=200))
+def test_arbitrary_bytes_never_break_the_hook(cli: Cli, agent: str, payload: bytes) -> None:
+    hook(cli, "post-tool-use", agent, payload)
+    log_lines(cli)

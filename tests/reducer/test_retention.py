@@ -1,0 +1,122 @@
+"""Pruning at pull: 30 days, a 5000-line backstop, and never what a young pending read needs."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from reference import retention, storage
+
+from . import logs
+from .logs import claim, evidence, link, run
+
+DAY = 24 * 3600
+NOW = 40 * DAY  # the pull happens 40 days after logs.T0
+
+
+def _lines(lab):
+    return [json.loads(x) for x in lab.log_path.read_bytes().splitlines()]
+
+
+def _prune(lab, **kw):
+    return retention.prune(lab.cfg(NOW), lab.warnings.append, **kw)
+
+
+def test_twenty_thousand_lines_backstop_keeps_what_pending_reads_need(lab):
+    filler = logs.busy_log(lab.team, sessions=200, lines=20_000)
+    for rec in filler:  # spread the filler over days 14..34 after T0 (6..26 days before the pull)
+        rec["ts"] = logs.ts(logs_seconds(rec["ts"]) + 14 * DAY)
+    keep_old = [
+        link(2 * DAY, "ses-kid", "ses-long"),  # 38 days old, still on the way up to the root
+        run(2 * DAY, "old-run", "ses-long", [lab.doc("old-doc")]),
+        evidence(2 * DAY + 5, "ses-long", lab.path("old-doc")),
+    ]
+    young = [
+        run(NOW - 7200, "young-run", None, [lab.doc("fresh-doc")]),
+        claim(NOW - 7190, "young-run", "ses-long"),
+        evidence(NOW - 3600, "ses-kid", lab.path("fresh-doc")),
+    ]
+    lab.write(keep_old + filler)
+    lab.reduce(at=NOW - 10 * DAY)  # credits old-doc: a consumed line for ses-long, for a 38-day-old read
+    assert any(c["key"] == "old-doc" for c in lab.consumed())
+    lab.append(young)  # the young read arrives after that reduce, so it is still pending at the prune
+    raw = lab.log_path.read_bytes()
+    bad = b"not json\n" * 7 + b'{"kind":"run"}\n' * 3
+    lab.log_path.write_bytes(raw + bad)
+    total = len(raw.splitlines()) + 10
+    assert total > 20_000
+
+    res = _prune(lab)
+    assert res.before == total
+    assert res.malformed == 10
+    assert res.old > 0 and res.over > 0
+    kept = _lines(lab)
+    assert len(kept) == res.after
+    assert retention.MAX_LINES - 2 <= res.after <= retention.MAX_LINES
+    # The protected lines survived although they are the oldest in the log.
+    assert {"kind": "link", "child": "ses-kid"}.items() <= kept[0].items()
+    kinds = {(r["kind"], r.get("run"), r.get("key")) for r in kept}
+    assert ("consumed", "old-run", "old-doc") in kinds
+    assert any(r["kind"] == "evidence" and r["path"] == lab.path("old-doc") for r in kept)
+    assert ("run", "young-run", None) in kinds and ("claim", "young-run", None) in kinds
+    assert any(r["kind"] == "evidence" and r["session"] == "ses-kid" for r in kept)
+    # Unprotected survivors are the newest: no filler run kept is older than one dropped.
+    kept_runs = {r["run"] for r in kept if r["kind"] == "run"}
+    filler_runs = [(logs_seconds(r["ts"]), r["run"] in kept_runs) for r in filler if r["kind"] == "run"]
+    assert max(t for t, k in filler_runs if not k) <= min(t for t, k in filler_runs if k)
+    assert min(t for t, k in filler_runs if k) > NOW - 30 * DAY
+    # Reads and their consumed lines stayed together.
+    reads = {(r["ts"], r["session"], r["path"]) for r in kept if r["kind"] == "evidence"}
+    for r in kept:
+        if r["kind"] == "consumed":
+            ev = r["evidence"]
+            assert (ev["ts"], ev["session"], ev["path"]) in reads
+    # The pending read still votes once, after the prune, for the root session.
+    result = lab.reduce(at=NOW)
+    assert ("ses-long", "fresh-doc") in result.credited
+    assert lab.votes()["fresh-doc"] == 1 and lab.votes()["old-doc"] == 1
+
+
+def logs_seconds(text: str) -> float:
+    from reference.clock import parse_instant
+
+    return (parse_instant(text) - logs.T0).total_seconds()
+
+
+def test_thirty_days_and_pending_age(lab):
+    lab.write([run(NOW - 31 * DAY, "r-old", "s", [lab.doc("a")]),
+               run(NOW - 29 * DAY, "r-mid", "s", [lab.doc("a")]),
+               evidence(NOW - 31 * DAY, "s2", lab.path("zzz")),  # pending, but old: may go
+               evidence(NOW - 3600, "s3", lab.path("zzz"))])  # pending and young: stays
+    res = _prune(lab)
+    assert (res.old, res.over, res.malformed, res.after) == (2, 0, 0, 2)
+    assert [r.get("run") or r.get("session") for r in _lines(lab)] == ["r-mid", "s3"]
+
+
+def test_consumed_line_goes_with_its_read(lab):
+    lab.write([run(0, "r1", "s", [lab.doc("a")]), evidence(5, "s", lab.path("a"))])
+    lab.reduce(at=10)
+    lab.append([run(NOW - 100, "r2", "t", [lab.doc("b")])])
+    res = _prune(lab, max_lines=2)
+    assert res.after == 1 and [r["kind"] for r in _lines(lab)] == ["run"]
+
+
+def test_nothing_to_drop_leaves_the_file_alone(lab):
+    lab.write([run(NOW - 5, "r1", "s", [lab.doc("a")])])
+    before = os.stat(lab.log_path)
+    res = _prune(lab)
+    assert res.after == res.before == 1
+    assert os.stat(lab.log_path).st_ino == before.st_ino
+
+
+def test_prune_waits_for_the_log_lock(lab):
+    lab.write([run(0, "r1", "s", [lab.doc("a")])])
+    with storage.locked(lab.cfg().active.log_lock, "test"), pytest.raises(storage.Busy):
+        _prune(lab)
+    assert len(_lines(lab)) == 1
+
+
+def test_missing_log_is_fine(lab):
+    assert _prune(lab).before == 0

@@ -1,0 +1,54 @@
+"""Lines with the right kind but wrong field types never break a reducer, a prune or stats, and a
+failed append after the ledgers were written never leads to a second vote."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import reducer, retention, stats, storage
+
+from .conftest import Lab
+from .logs import evidence, run, ts
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                    max_leaves=6)
+FIELDS = ("run", "session", "docs", "actor", "path", "exact", "status", "simple", "child", "parent", "key",
+          "evidence", "credited", "via", "unambiguous", "caller", "agent")
+
+
+@st.composite
+def odd_line(draw: st.DrawFn) -> dict:
+    rec = {"kind": draw(st.sampled_from(reducer.KINDS)), "ts": draw(st.sampled_from([ts(5), ts(9), "yesterday"]))}
+    for name in draw(st.lists(st.sampled_from(FIELDS), unique=True, max_size=6)):
+        rec[name] = draw(JSON)
+    return rec
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(odd_line(), max_size=8))
+def test_odd_field_types_never_raise(tmp_path_factory, lines):
+    lab = Lab(tmp_path_factory.mktemp("odd"))
+    lab.write([run(0, "r1", "ses-a", [lab.doc("d1")]), *lines, evidence(5, "ses-a", lab.path("d1"))])
+    res = lab.reduce()
+    assert lab.votes().get("d1", 0) <= 1 and res.skipped >= 0
+    model = reducer.load(lab.cfg())
+    assert isinstance(stats.rows(model), list)
+    json.dumps(stats.rows(model))
+    retention.prune(lab.cfg(40 * 24 * 3600), lab.warnings.append)
+
+
+def test_failed_append_after_the_ledgers_never_votes_twice(lab):
+    lab.write([run(0, "r1", "ses-a", [lab.doc("d1")]), evidence(5, "ses-a", lab.path("d1"))])
+    with storage.locked(lab.cfg().active.log_lock, "test"):
+        res = lab.reduce(at=100)
+    assert res.credited == [("ses-a", "d1")] and res.consumed == 0
+    assert any("could not mark reads as consumed" in w for w in lab.warnings)
+    assert lab.consumed() == [] and lab.votes() == {"d1": 1}
+    again = lab.reduce(at=200)
+    assert again.credited == [] and again.consumed == 1
+    assert lab.votes() == {"d1": 1}
+    assert lab.consumed()[0]["credited"] is True
