@@ -52,7 +52,9 @@ def _team_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user-team", metavar="DIR", help="the user-scope team tree (default: $TEAMAI_USER_TEAM)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``command`` given, only that command's module is imported (a recall
+    should not pay for importing review's or replay's code)."""
     import argparse
 
     class _Parser(argparse.ArgumentParser):
@@ -74,10 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     _team_args(p)
 
     for name, module, helptext in _EXTRA:
-        module_commands = __import__(f"reference.{module}", fromlist=["add_arguments"])
         sp = sub.add_parser(name, help=helptext)
-        module_commands.add_arguments(sp)
-        _team_args(sp)
+        if command in (None, name):
+            __import__(f"reference.{module}", fromlist=["add_arguments"]).add_arguments(sp)
+            _team_args(sp)
     return parser
 
 
@@ -154,7 +156,7 @@ def run(argv: Sequence[str], io: Io) -> int:
     from .storage import Busy
 
     try:
-        args = build_parser().parse_args(list(argv))
+        args = build_parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(list(argv))
     except _Usage as exc:
         io.error(str(exc))
         return EXIT_USAGE

@@ -8,7 +8,6 @@ inherited. This module reads only ``os``-level facts so the hook path can use it
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 
@@ -110,7 +109,11 @@ def _roots(raw: str | None, team: str) -> tuple[str, ...]:
 
 
 def _digest(path: str) -> str:
-    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    try:  # the built-in module, without loading OpenSSL through hashlib (a hook pays for that)
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - other Python builds
+        from hashlib import sha256
+    return str(sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16])
 
 
 def home_dir(env: Mapping[str, str]) -> str:

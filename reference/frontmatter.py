@@ -7,12 +7,10 @@ mapping keeps its body, and the caller reports the file once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(NamedTuple):
     meta: dict[str, Any]
     body: str
     problem: str | None = None  # why the frontmatter was skipped, if it was

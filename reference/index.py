@@ -13,12 +13,10 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import frontmatter, tree
 from .config import Scope
-from .relations import extract
 from .storage import ensure_dir
 
 INDEX_VERSION = "9"
@@ -49,8 +47,7 @@ class IndexError_(RuntimeError):
     """The index cannot be opened or written (locked beyond the busy timeout, unwritable...)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     kind: str
     tree_path: str
     key: str
@@ -185,6 +182,7 @@ def _insert(conn: sqlite3.Connection, asset: tree.AssetFile, warn: Warn) -> None
             (asset.path, asset.kind, asset.tree_path, asset.key, asset.mtime_ns, asset.size))
         return
     parsed, _ = read
+    from .relations import extract  # only indexing needs it
     if parsed.problem:
         warn(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
     meta = parsed.meta

@@ -7,10 +7,9 @@ query.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import index, ledger, runlog, session_env, tree
@@ -22,12 +21,26 @@ from .storage import Busy, lock_wait
 LIMIT = 5
 
 
-@dataclass(frozen=True)
 class Hit:
-    scope_name: str  # "workspace" or "user": which scope the asset came from
-    eligible: bool
-    entry: index.Entry
-    related: tuple[str, ...] = ()
+    """One recall hit. (Plain classes here: recall is on the agent's path, and ``dataclasses``
+    costs the import of ``inspect``.)"""
+
+    __slots__ = ("scope_name", "eligible", "entry", "related")
+
+    def __init__(self, scope_name: str, eligible: bool, entry: index.Entry, related: tuple[str, ...] = ()) -> None:
+        self.scope_name = scope_name  # "workspace" or "user": which scope the asset came from
+        self.eligible = eligible
+        self.entry = entry
+        self.related = related
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hit) and (self.scope_name, self.eligible, self.entry, self.related) == \
+            (other.scope_name, other.eligible, other.entry, other.related)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Hit({self.scope_name!r}, {self.entry.tree_path!r}, score={self.entry.score})"
 
     @property
     def kind(self) -> str:
@@ -70,12 +83,14 @@ class Hit:
         return self.entry.snippet
 
 
-@dataclass
 class Searched:
     """What a search found, plus the open indexes that relations resolve against."""
 
-    hits: list[Hit]
-    connections: dict[str, sqlite3.Connection] = field(default_factory=dict)
+    __slots__ = ("hits", "connections")
+
+    def __init__(self, hits: list[Hit], connections: dict[str, sqlite3.Connection] | None = None) -> None:
+        self.hits = hits
+        self.connections = connections if connections is not None else {}
 
 
 class EmptyQuery(ValueError):
@@ -111,6 +126,16 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
     return Searched(hits, conns)
 
 
+def new_run_id() -> str:
+    """A random (version 4) UUID, as ``crypto.randomUUID()`` makes them; built from ``os.urandom``
+    directly because importing ``uuid`` costs more than the rest of this function."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def run_record(run_id: str, ts: str, env: Mapping[str, str], caller: str | None,
                hits: list[Hit]) -> dict[str, Any]:
     ses = session_env.from_env(env)
@@ -127,7 +152,7 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
     env = cfg.env
     instant = now(env)
     ts = stamp(instant)
-    run_id = str(uuid.uuid4())
+    run_id = new_run_id()
     scope = cfg.active
     wait = lock_wait(env)
     runlog.append(scope.log_path, scope.log_lock, [run_record(run_id, ts, env, caller, hits)], wait)
@@ -145,7 +170,7 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
 
 
 def with_related(hits: list[Hit], lines: list[tuple[str, ...]]) -> list[Hit]:
-    return [replace(h, related=r) for h, r in zip(hits, lines, strict=True)]
+    return [Hit(h.scope_name, h.eligible, h.entry, r) for h, r in zip(hits, lines, strict=True)]
 
 
 def scope_label(name: str) -> str:

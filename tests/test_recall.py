@@ -139,3 +139,15 @@ def test_subprocess_recall_works(cli):
     res = cli.subprocess("recall", "ledger", "receipt")
     assert res.code == 0, res.err
     assert "Ledger receipt write times out at 3s" in res.out
+
+
+def test_run_ids_are_version_4_uuids():
+    import uuid
+
+    from reference.recall import new_run_id
+
+    ids = {new_run_id() for _ in range(200)}
+    assert len(ids) == 200
+    for value in ids:
+        parsed = uuid.UUID(value)
+        assert parsed.version == 4 and str(parsed) == value
