@@ -218,7 +218,10 @@ def bench_conformance(rep: Report) -> None:
     sub = timed([exe, "run", "--jobs", "2", "--impl", "reference-subprocess"], cwd=ROOT)
     rep.add("conformance", "whole corpus, subprocess protocol, --jobs 2", sub, goal="<= 3x in-process",
             ok=sub / inproc <= 3.0)
-    print(f"{'':12} subprocess / in-process = {sub / inproc:.2f}")
+    print(f"{'':12} subprocess / in-process = {sub / inproc:.2f}", flush=True)
+    cli = timed([exe, "run", "--jobs", "2", "--impl", "reference-cli"], cwd=ROOT)
+    rep.add("conformance", "whole corpus, protocol + a teamai-ref process per step", cli)
+    print(f"{'':12} (per-step processes) / in-process = {cli / inproc:.2f}", flush=True)
 
 
 def main() -> int:

@@ -48,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     run = sub.add_parser("run", help="run the corpus against an implementation")
     run.add_argument("--impl", default=DEFAULT_IMPL,
-                     help="reference (in-process, default), reference-subprocess, or a driver command line")
+                     help="reference (in-process, default), reference-subprocess (the protocol, through a driver "
+                          "process), reference-cli (the protocol, each command a real teamai-ref process), "
+                          "or a driver command line")
     run.add_argument("--only", action="append", default=[], metavar="ID|AREA|CLAUSE",
                      help="run only these cases (repeatable)")
     run.add_argument("--agent", help="run only the cases concerning this agent")
@@ -68,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
     drv = sub.add_parser("driver", help="serve the protocol on stdin/stdout")
     drv.add_argument("name", choices=["reference"])
+    drv.add_argument("--exec", dest="exec_mode", choices=["in-driver", "cli"], default="in-driver",
+                     help="run teamai-ref inside the driver process (default), or as a real process per command")
     return parser
 
 
@@ -82,10 +86,10 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
         build_parser().print_help(out)
         return EXIT_USAGE
     if args.command == "driver":
-        from .reference_driver import ReferenceBackend, as_subprocess
+        from .reference_driver import ReferenceBackend, as_subprocess, in_process
         from .server import serve
 
-        return serve(ReferenceBackend(as_subprocess))
+        return serve(ReferenceBackend(as_subprocess if args.exec_mode == "cli" else in_process))
     root = (args.corpus or DEFAULT_ROOT).resolve()
     if not (root / "scenarios").is_dir():
         err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
@@ -144,7 +148,7 @@ def _show(corpus: corpus_mod.Corpus, case_id: str, out: IO[str], err: IO[str]) -
 def _expectations_path(args: argparse.Namespace, root: Path) -> Path | None:
     if args.expectations:
         return Path(args.expectations)
-    if args.impl in ("reference", "reference-subprocess"):
+    if args.impl in ("reference", "reference-subprocess", "reference-cli"):
         return root / "conformance" / "expectations" / "reference.toml"
     return None
 

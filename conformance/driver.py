@@ -268,7 +268,9 @@ class ProcessDriver(Driver):
 
 
 def connect(impl: str) -> Driver:
-    """A driver for ``impl``: ``reference`` (in-process), ``reference-subprocess``, or a command line."""
+    """A driver for ``impl``: ``reference`` (in-process), ``reference-subprocess`` (the protocol to a
+    driver process that runs the reference inside it), ``reference-cli`` (the protocol, and every
+    command a real ``teamai-ref`` process), or a command line."""
     import sys
 
     if impl == "reference":
@@ -276,7 +278,9 @@ def connect(impl: str) -> Driver:
 
         return LocalDriver(lambda: ReferenceBackend(in_process), "reference")
     if impl == "reference-subprocess":
-        return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference"], "reference-subprocess")
+        return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference"], impl)
+    if impl == "reference-cli":
+        return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference", "--exec", "cli"], impl)
     argv = shlex.split(impl)
     if not argv:
         raise DriverUnusable("--impl is empty")

@@ -1,9 +1,11 @@
 """The reference behind the driver protocol: one backend, two ways to run ``teamai-ref``.
 
 :func:`in_process` calls ``reference.cli.run`` with an explicit environment (fast; what
-``--impl reference`` uses). :func:`as_subprocess` runs ``python -m reference`` as a real child
-process (what ``teamai-conformance driver reference`` uses). Everything else, from the sandbox
-to how state is observed, is shared, so the two can only differ where running differs.
+``--impl reference`` and ``teamai-conformance driver reference`` use). :func:`as_subprocess` runs
+``python -m reference`` as a real child process per command (``driver reference --exec cli``,
+``--impl reference-cli``): slower, and the proof that the console command behaves as the entry
+point does. Everything else, from the sandbox to how state is observed, is shared, so the ways
+can only differ where running differs.
 """
 
 from __future__ import annotations

@@ -586,7 +586,8 @@ def reduce(cfg: Config, warn: Callable[[str], None]) -> ReduceResult:
                         result.credited.append((root, key))
                 upvoted.save(scope.upvoted_path, sessions, now_epoch)
     except Busy as exc:
-        warn(f"{exc}; the reads stay pending and the next Stop or pull credits them")
+        warn(f"{exc.what} stayed locked for {wait:g}s; the reads stay pending and the next Stop or pull "
+             "credits them")
         result.busy = True
         return result
     lines = [_consumed_line(d, d.credit, ts) for d in decisions]

@@ -151,3 +151,15 @@ def test_run_ids_are_version_4_uuids():
     for value in ids:
         parsed = uuid.UUID(value)
         assert parsed.version == 4 and str(parsed) == value
+
+
+def test_shadowing_uses_every_workspace_entry_not_only_its_hits(cli, tmp_path, team):
+    user = tmp_path / "user-team"
+    (user / "rules").mkdir(parents=True)
+    (user / "rules" / "payments.md").write_text("---\ntitle: Walrus handling\n---\nwalrus\n")
+    (user / "rules" / "other.md").write_text("---\ntitle: Walrus feeding\n---\nwalrus\n")
+    res = cli("recall", "walrus", env={"TEAMAI_USER_TEAM": str(user)})
+    # the workspace has rules/payments.md (key "payments") which does not match "walrus",
+    # yet it shadows the user rule with the same key
+    assert "Walrus handling" not in res.out
+    assert "[1/1] [rules] Walrus feeding [user]" in res.out

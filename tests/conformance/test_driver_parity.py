@@ -1,8 +1,9 @@
-"""The reference in-process and the reference behind the real protocol (``teamai-conformance
-driver reference``, every command a real ``teamai-ref`` subprocess) give the same results.
+"""The reference in-process and the reference behind the real protocol give the same results.
 
-Checked on the fixture corpus plus a representative slice of the project corpus (the first two
-scenarios of every area), because every subprocess step costs an interpreter start.
+``reference-subprocess`` (the protocol to ``teamai-conformance driver reference``) is checked on
+the whole corpus. ``reference-cli`` (the protocol, and every command a real ``teamai-ref``
+process) on the fixture corpus plus the first two scenarios of every area, since every one of its
+steps costs an interpreter start.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def _view(result):
     return result.outcome, result.mismatches, steps, result.observed
 
 
-def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario]) -> None:
+def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario], impl: str = "reference-cli") -> None:
     local = pool.run_all("reference", loaded, chosen, {})
-    remote = pool.run_all("reference-subprocess", loaded, chosen, {}, jobs=2)
+    remote = pool.run_all(impl, loaded, chosen, {}, jobs=2)
     assert [r.id for r in local] == [r.id for r in remote]
     for a, b in zip(local, remote, strict=True):
         assert _view(a) == _view(b), a.id
@@ -42,6 +43,13 @@ def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario]) -> None:
 def test_fixture_corpus_same_both_ways():
     loaded = corpus.load(HERE / "corpus")
     _compare(loaded, loaded.scenarios)
+
+
+def test_whole_corpus_same_through_the_protocol():
+    loaded = corpus.load(ROOT)
+    chosen = [s for s in loaded.scenarios if not corpus_problems(loaded, s)]
+    assert len(chosen) == len(loaded.scenarios)
+    _compare(loaded, chosen, "reference-subprocess")
 
 
 def test_project_corpus_slice_same_both_ways():

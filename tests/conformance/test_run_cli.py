@@ -120,7 +120,7 @@ expect:
 """
 
 
-@pytest.mark.parametrize("impl", ["reference", "reference-subprocess"])
+@pytest.mark.parametrize("impl", ["reference", "reference-subprocess", "reference-cli"])
 def test_hold_makes_the_ledger_busy_until_release(corpus_copy, impl):
     (corpus_copy / "scenarios" / "recall" / "fx-hold.yaml").write_text(HOLD)
     loaded = corpus.load(corpus_copy)

@@ -93,7 +93,7 @@ def test_pull_with_busy_ledger_exits_4_then_credits(lab):
     lab.write([run(0, "r1", "ses-a", [lab.doc("d1")]), evidence(5, "ses-a", lab.path("d1"))])
     with storage.locked(lab.cfg().active.ledger_lock, "test"):
         code, _, err = run_cli(lab, "pull")
-    assert code == 4 and "busy" in err
+    assert code == 4 and "votes ledger stayed locked" in err
     assert lab.consumed() == []
     assert run_cli(lab, "pull")[0] == 0
     assert lab.votes() == {"d1": 1}
