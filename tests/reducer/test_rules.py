@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import random
 
-from reference import storage, upvoted
+from reference import reducer, storage, upvoted
 
 from .logs import claim, doc, evidence, link, run
+from .logs import ts as logs_ts
 
 R1 = "11111111-1111-4111-8111-111111111111"
 R2 = "22222222-2222-4222-8222-222222222222"
@@ -311,3 +312,42 @@ def test_a_covered_read_does_not_extend_the_cover(lab):
     res = lab.reduce(at=46 * hour + 100)
     assert res.credited == [("ses-a", "d1")]  # a day after the credit, from a new run
     assert lab.votes() == {"d1": 2}
+
+
+def test_unusual_spellings_take_the_careful_path(lab):
+    windows = "C:\\Users\\ana\\team\\learnings\\d1.md"  # printed by recall on Windows
+    accented = str(lab.team / "learnings" / "café.md")
+    lab.write([run(0, R1, "ses-a", [doc("d1", windows), doc("café", accented)]),
+               evidence(5, "ses-a", "C:/Users/ana/team/learnings/d1.md"),
+               evidence(6, "ses-a", accented),
+               evidence(7, "ses-b", "C:/Users/ana/team/learnings/d1.md")])
+    res = lab.reduce()
+    assert sorted(res.credited) == [("ses-a", "café"), ("ses-a", "d1")]
+    assert res.pending == 1
+    assert lab.reduce().credited == [] and len(lab.consumed()) == 2
+
+
+def test_the_stop_path_reads_real_hook_lines_without_decoding_them(lab):
+    """The cheap identity reader must recognise the evidence lines the hooks really write; if it
+    did not, every Stop would decode every read (correct, but slow)."""
+    import io
+    import json as _json
+
+    from reference.cli import Io
+    from reference.cli import run as cli_run
+
+    payload = {"session_id": "ses-a", "cwd": str(lab.team), "hook_event_name": "PostToolUse",
+               "tool_name": "Read", "tool_input": {"file_path": lab.path("d1")},
+               "tool_response": {"type": "text", "file": {"filePath": lab.path("d1"), "content": "x"}}}
+    (lab.team / "learnings" / "d1.md").write_text("---\ntitle: d1\n---\nx\n")
+    code = cli_run(["hook-dispatch", "post-tool-use", "--tool", "claude"],
+                   Io(lab.env(5), io.BytesIO(_json.dumps(payload).encode()), io.StringIO(), io.StringIO()))
+    assert code == 0
+    raw = lab.log_path.read_bytes().splitlines()
+    assert len(raw) == 1 and b'"kind":"evidence"' in raw[0]
+    assert reducer._raw_ids(raw, reducer._EVIDENCE_ID) == [(logs_ts(5).encode(), b"ses-a", lab.path("d1").encode())]
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")])] + [_json.loads(x) for x in raw])
+    lab.reduce()
+    consumed = lab.log_path.read_bytes().splitlines()[-1:]
+    assert reducer._raw_ids(consumed, reducer._CONSUMED_ID) == [(logs_ts(5).encode(), b"ses-a",
+                                                                 lab.path("d1").encode())]
