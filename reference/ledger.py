@@ -17,12 +17,15 @@ does not parse into this shape is never overwritten: it is moved aside and the m
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .clock import stamp
 from .storage import locked, write_atomic
 
 VERSION = 2
@@ -39,11 +42,20 @@ def empty_entry() -> dict[str, Any]:
     return {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": None, "last_upvoted_at": None}
 
 
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+
+
+def _quoted(key: str) -> str:
+    """A double-quoted scalar that both JSON and YAML read back as ``key``: YAML refuses some
+    characters raw (and pairs of ``\\u`` surrogate escapes), so only those are escaped."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(key, ensure_ascii=False))
+
+
 def dump(votes: Votes, extra: dict[str, Any] | None = None) -> str:
     lines = [f"version: {VERSION}", "votes:" if votes else "votes: {}"]
     for key in sorted(votes):
         entry = votes[key]
-        lines.append(f"  {json.dumps(key, ensure_ascii=False)}:")
+        lines.append(f"  {_quoted(key)}:")
         for name in FIELDS:
             lines.append(f"    {name}: {json.dumps(entry.get(name))}")
     deltas = (extra or {}).get("deltas") or {}
@@ -98,8 +110,10 @@ def _coerce(data: Any) -> Votes:
             if name.endswith("_count"):
                 if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                     raise CorruptLedger(f"{key}.{name} is not a count")
+            elif isinstance(value, _dt.datetime):  # YAML reads an unquoted instant as a datetime
+                value = stamp(value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc))
             elif value is not None:
-                value = value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
+                value = str(value)
             entry[name] = value
         votes[str(key)] = entry
     return votes

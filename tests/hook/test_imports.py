@@ -13,8 +13,10 @@ from ._support import ROOT, Cli
 def imported(cli: Cli, event: str) -> set[str]:
     payload = {"session_id": "s", "cwd": "/", "tool_name": "Bash", "tool_input": {"command": "cat a.md | head"},
                "tool_response": {"stdout": "x"}}
+    # Without coverage's start-up hook: measuring would itself import sqlite3 and dataclasses.
+    env = {k: v for k, v in cli.env.items() if not k.startswith("COVERAGE")}
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "reference", "hook-dispatch", event, "--tool",
-                           "claude"], input=json.dumps(payload).encode(), capture_output=True, env=cli.env, cwd=ROOT,
+                           "claude"], input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=ROOT,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout == b""
     names = set()
