@@ -10,6 +10,7 @@ Where node and npm are present, teamai-cli 0.25.0 runs the same work as a peer.
 from __future__ import annotations
 
 import argparse
+import calendar
 import json
 import os
 import shutil
@@ -54,6 +55,20 @@ def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
+FLOOR = [PY, "-I", "-S", "-c", "pass"]
+JSON_FLOOR = [PY, "-I", "-S", "-c", "import json"]
+
+
+def paired(floor: list[str], runs: int, sample: object) -> tuple[float, float]:
+    """Medians of the floor and of ``sample()`` taken in alternation, so that a machine that gets
+    busier or quieter during the run moves both alike."""
+    floors, samples = [], []
+    for _ in range(runs):
+        floors.append(timed(floor))
+        samples.append(sample())  # type: ignore[operator]
+    return median(floors), median(samples)
+
+
 class Report:
     def __init__(self) -> None:
         self.rows: list[dict[str, object]] = []
@@ -82,7 +97,7 @@ def floors(runs: int) -> tuple[float, float]:
     return bare, js
 
 
-def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, floor_ms: float, entry: str | None) -> None:
+def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, entry: str | None) -> None:
     cmd = ref_cmd()
     for size in sizes:
         team = os.path.join(work, f"team-{size}")
@@ -95,11 +110,14 @@ def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, floor_ms: 
         queries = synth.queries(runs + 3)
         for q in queries[:3]:
             timed([*cmd, "recall", q], env)
-        warm = median([timed([*cmd, "recall", q], env) for q in queries[3:]])
+        it = iter(queries[3:])
+        floor_ms, warm = paired(FLOOR, len(queries) - 3, lambda it=it, env=env: timed([*cmd, "recall", next(it)], env))
         goal = {10_000: 6.0, 50_000: 12.0}.get(size)
         peer_ms = None
         if entry is not None and size <= 10_000:
-            penv = peer.set_up(entry, team, os.path.join(work, f"peer-{size}"))
+            peer_dir = os.path.join(work, f"peer-{size}")
+            shutil.rmtree(peer_dir, ignore_errors=True)
+            penv = peer.set_up(entry, team, peer_dir)
             for q in queries[:2]:
                 timed(["node", entry, "recall", q], penv)
             peer_ms = median([timed(["node", entry, "recall", q], penv) for q in queries[3:3 + max(5, runs // 2)]])
@@ -110,13 +128,21 @@ def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, floor_ms: 
             goal_text = f"<= {goal:g}x floor" + (", >= 5x faster than teamai-cli" if size == 10_000 else "")
         rep.add("recall", f"{size} assets: warm recall", warm, floor_ms, goal_text, peer_ms, ok)
         changed = []
-        for i in range(5):
-            victim = sorted(os.listdir(os.path.join(team, "learnings", "ns0")))[i]
+        victims = sorted(os.listdir(os.path.join(team, "learnings", "ns0")))[:7]
+        for i, victim in enumerate(victims):
             path = os.path.join(team, "learnings", "ns0", victim)
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(f"\nchanged {time.time()}\n")
+            with open(path + ".tmp", "w", encoding="utf-8") as out, open(path, encoding="utf-8") as src:
+                out.write(src.read() + f"\nchanged {time.time()}\n")
+            os.replace(path + ".tmp", path)  # saved the way git and most editors save
             changed.append(timed([*cmd, "recall", queries[i]], env))
         rep.add("recall", f"{size} assets: recall after one asset changed", median(changed), floor_ms)
+
+
+def _package_dir() -> str:
+    """Where the ``reference`` package this interpreter imports is installed."""
+    out = subprocess.run([PY, "-c", "import reference, os; print(os.path.dirname(reference.__file__))"],
+                         capture_output=True, check=True)
+    return out.stdout.decode().strip()
 
 
 def _recall_output(work: str) -> tuple[dict[str, str], str, str]:
@@ -141,7 +167,7 @@ def hook_payloads(output: str, doc: str, cwd: str) -> dict[str, bytes]:
     return {"Read": json.dumps(read).encode(), "Bash with recall output": json.dumps(bash).encode()}
 
 
-def bench_hook(rep: Report, work: str, runs: int, json_floor: float, entry: str | None) -> None:
+def bench_hook(rep: Report, work: str, runs: int, entry: str | None) -> None:
     env, output, doc = _recall_output(work)
     payloads = hook_payloads(output, doc, os.path.dirname(doc))
     cmd = [*ref_cmd(), "hook-dispatch", "post-tool-use", "--tool", "claude"]
@@ -149,8 +175,12 @@ def bench_hook(rep: Report, work: str, runs: int, json_floor: float, entry: str 
     if entry is not None:
         peer_env = peer.offline_env(os.path.join(work, "peer-hook-home"))
         os.makedirs(peer_env["HOME"], exist_ok=True)
+    fast = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "post-tool-use", "--tool", "claude"]
     for name, data in payloads.items():
-        ms = median([timed(cmd, env, data) for _ in range(runs * 2)])
+        json_floor, ms = paired(JSON_FLOOR, runs * 2, lambda data=data: timed(cmd, env, data))
+        fast_floor, fast_ms = paired(JSON_FLOOR, runs * 2, lambda data=data: timed(fast, env, data))
+        rep.add("hook", f"post-tool-use, {name} (hook-command line)", fast_ms, fast_floor,
+                "<= 2x floor(import json)", ok=fast_ms / fast_floor <= 2.0)
         peer_ms = None
         if peer_env is not None:
             peer_ms = median([timed(["node", entry or "", "hook-dispatch", "post-tool-use", "--tool", "claude"],
@@ -180,46 +210,91 @@ def _log_5000(path: str, team_doc: str) -> None:
                       "agent": "claude", "actor": {}, "caller": None, "docs": docs})
         lines.append({"kind": "claim", "ts": ts, "run": run, "session": session, "agent": "claude", "actor": {}})
         for _ in range(rng.randint(1, 8)):
-            path = team_doc if rng.random() < 0.2 else f"/team/learnings/note-{rng.randrange(500)}.md"
+            read = team_doc if rng.random() < 0.2 else f"/team/learnings/note-{rng.randrange(500)}.md"
             lines.append({"kind": "evidence", "ts": ts, "session": session, "agent": "claude", "actor": {},
-                          "path": path, "exact": True, "via": "read", "simple": True, "status": "success"})
+                          "path": read, "exact": True, "via": "read", "simple": True, "status": "success"})
     with open(path, "w", encoding="utf-8") as fh:
         for rec in lines[:5000]:
             fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
 
-def bench_reduce(rep: Report, work: str, runs: int, floor_ms: float) -> None:
+def _turn(doc: str, start: float) -> str:
+    """The lines one more agent turn adds: a recall, its claim, and three reads of its doc."""
+    ts = [time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start + i)) for i in range(5)]
+    run = "0badc0de-0000-4000-8000-000000000001"
+    docs = [{"key": "redis-timeout", "type": "learning", "scope": "workspace", "path": doc, "score": 3.2,
+             "eligible": True}]
+    lines = [{"kind": "run", "ts": ts[0], "run": run, "session": "ses-001", "via": "env", "unambiguous": True,
+              "agent": "claude", "actor": {}, "caller": None, "docs": docs},
+             {"kind": "claim", "ts": ts[1], "run": run, "session": "ses-001", "agent": "claude", "actor": {}}]
+    lines += [{"kind": "evidence", "ts": t, "session": "ses-001", "agent": "claude", "actor": {}, "path": doc,
+               "exact": True, "via": "read", "simple": True, "status": "success"} for t in ts[2:]]
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines)
+
+
+def bench_reduce(rep: Report, work: str, runs: int) -> None:
     env, _, doc = _recall_output(work)
     sys.path.insert(0, ROOT)
     from reference import config
 
     scope = config.load(env).active
-    pristine = os.path.join(work, "log-5000.jsonl")
-    _log_5000(pristine, doc)
+    raw = os.path.join(work, "log-5000.jsonl")
+    _log_5000(raw, doc)
     stop = json.dumps({"session_id": "ses-001", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
                        "hook_event_name": "Stop", "stop_hook_active": False}).encode()
     cmd = [*ref_cmd(), "hook-dispatch", "stop", "--tool", "claude"]
-    samples = []
-    for _ in range(runs):
-        shutil.copyfile(pristine, scope.log_path)
-        for extra in (scope.upvoted_path, scope.ledger_path):
-            if os.path.exists(extra):
-                os.unlink(extra)
-        samples.append(timed(cmd, env, stop))
-    ms = median(samples)
-    rep.add("reduce", "Stop reducing a 5000-line log (200 sessions)", ms, floor_ms, "<= 4x floor",
+    state = (scope.log_path, scope.upvoted_path, scope.ledger_path)
+
+    def reset(log_text: bytes | None, saved: dict[str, bytes]) -> None:
+        for path in state:
+            if os.path.exists(path):
+                os.unlink(path)
+        for path, data in saved.items():
+            with open(path, "wb") as fh:
+                fh.write(data)
+        if log_text is not None:
+            with open(scope.log_path, "wb") as fh:
+                fh.write(log_text)
+
+    with open(raw, "rb") as fh:
+        unreduced = fh.read()
+    first = []
+    for _ in range(max(3, runs // 3)):
+        reset(unreduced, {})
+        first.append(timed(cmd, env, stop))
+    # The steady state: earlier Stops have reduced the log; one more turn arrives, then its Stop.
+    reset(unreduced, {})
+    timed([*ref_cmd(), "pull"], env)
+    saved = {p: open(p, "rb").read() for p in state if os.path.exists(p)}
+    last_ts = json.loads(saved[scope.log_path].splitlines()[-1])["ts"]
+    start = calendar.timegm(time.strptime(last_ts[:19], "%Y-%m-%dT%H:%M:%S")) + 60
+    turn = _turn(doc, start).encode()
+    lines = saved[scope.log_path].count(b"\n")
+    stop_env = {**env, "TEAMAI_NOW": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 10))}
+
+    def one_stop() -> float:
+        reset(None, {**saved, scope.log_path: saved[scope.log_path] + turn})
+        return timed(cmd, stop_env, stop)
+
+    floor_ms, ms = paired(FLOOR, runs, one_stop)
+    rep.add("reduce", f"Stop after one more turn, {lines}-line reduced log", ms, floor_ms, "<= 4x floor",
             ok=ms / floor_ms <= 4.0)
+    cmd = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "stop", "--tool", "claude"]
+    floor_ms, ms = paired(FLOOR, runs, one_stop)
+    rep.add("reduce", "the same Stop, hook-command line", ms, floor_ms, "<= 4x floor", ok=ms / floor_ms <= 4.0)
+    rep.add("reduce", "Stop over a 5000-line log never reduced before", median(first), floor_ms)
 
 
 def bench_conformance(rep: Report) -> None:
     exe = shutil.which("teamai-conformance", path=os.path.dirname(PY)) or "teamai-conformance"
-    inproc = timed([exe, "run", "--jobs", "2"], cwd=ROOT)
+    exe_args = [exe, "--corpus", ROOT]
+    inproc = timed([*exe_args, "run", "--jobs", "2"], cwd=ROOT)
     rep.add("conformance", "whole corpus, in-process, --jobs 2", inproc, goal="< 60 s", ok=inproc < 60_000)
-    sub = timed([exe, "run", "--jobs", "2", "--impl", "reference-subprocess"], cwd=ROOT)
+    sub = timed([*exe_args, "run", "--jobs", "2", "--impl", "reference-subprocess"], cwd=ROOT)
     rep.add("conformance", "whole corpus, subprocess protocol, --jobs 2", sub, goal="<= 3x in-process",
             ok=sub / inproc <= 3.0)
     print(f"{'':12} subprocess / in-process = {sub / inproc:.2f}", flush=True)
-    cli = timed([exe, "run", "--jobs", "2", "--impl", "reference-cli"], cwd=ROOT)
+    cli = timed([*exe_args, "run", "--jobs", "2", "--impl", "reference-cli"], cwd=ROOT)
     rep.add("conformance", "whole corpus, protocol + a teamai-ref process per step", cli)
     print(f"{'':12} (per-step processes) / in-process = {cli / inproc:.2f}", flush=True)
 
@@ -241,13 +316,14 @@ def main() -> int:
     floor_ms, json_floor = floors(args.runs)
     rep.add("floor", "python3 -I -S -c pass", floor_ms)
     rep.add("floor", "python3 -I -S -c 'import json'", json_floor)
+    print(f"{'':12} (each ratio below is against a floor re-measured alongside it)", flush=True)
     if entry is None and not args.skip_peer:
         print("teamai-cli: node/npm not available or install failed; peer ratios are left out")
     failures = []
     for section, fn in (("recall", lambda: bench_recall(rep, work, [int(s) for s in args.sizes.split(",")],
-                                                        args.runs, floor_ms, entry)),
-                        ("hook", lambda: bench_hook(rep, work, args.runs, json_floor, entry)),
-                        ("reduce", lambda: bench_reduce(rep, work, args.runs, floor_ms)),
+                                                        args.runs, entry)),
+                        ("hook", lambda: bench_hook(rep, work, args.runs, entry)),
+                        ("reduce", lambda: bench_reduce(rep, work, args.runs)),
                         ("conformance", lambda: bench_conformance(rep))):
         if section in only:
             try:

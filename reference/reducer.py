@@ -315,11 +315,13 @@ def _session_of(line: bytes) -> str | bytes | None:
     return value.decode("utf-8", "replace")
 
 
-def build(lines: _Lines, only_pending: bool = False) -> Model:
+def build(lines: _Lines, only_pending: bool = False, stopping: str | None = None) -> Model:
     """The settled runs, the consumed reads and the reads still pending.
 
     With ``only_pending`` (the Stop path) runs are decoded only for root sessions that have a
-    pending read, and nothing else is built when there is none.
+    pending read, and nothing else is built when there is none. With ``stopping`` only the reads
+    of that session's family (its root and every session linked under it) are pending: a Stop
+    settles its own session, and ``pull`` drains the others.
     """
     model = Model()
     if only_pending:
@@ -341,6 +343,15 @@ def build(lines: _Lines, only_pending: bool = False) -> Model:
         if rec.get("credited") is True and key and root and when is not None:
             model.credits.setdefault((root, key), []).append(when)
     roots = model.roots = Roots(lines.get("link"))
+    family: set[str] | None = None
+    if stopping is not None:
+        family = roots.family({roots.root(stopping)})
+        if only_pending:
+            unconsumed = [(line, raw_id) for line, raw_id in unconsumed
+                          if raw_id is None or raw_id[1].decode("utf-8", "replace") in family]
+            if not unconsumed and not lines.done["evidence"]:
+                model.skipped = lines.bad
+                return model
     first: dict[str, tuple[tuple[float, str, str], Record]] = {}
     for rec in lines.get("claim"):
         run_id, session, when = _text(rec.get("run")), _text(rec.get("session")), epoch(rec.get("ts"))
@@ -352,7 +363,7 @@ def build(lines: _Lines, only_pending: bool = False) -> Model:
 
     if only_pending:
         # An exact read of a path that no run of its root printed cannot adopt: leave it undecoded.
-        printed = _printed_by_root(lines, first, roots)
+        printed = _printed_by_root(lines, first, roots, roots.root(stopping) if stopping is not None else None)
         anywhere = printed.get(None, set())
         useful = []
         for line, raw_id in unconsumed:
@@ -369,6 +380,8 @@ def build(lines: _Lines, only_pending: bool = False) -> Model:
     for rec in lines.get("evidence"):
         ident, when, session = _identity(rec), epoch(rec.get("ts")), _text(rec.get("session"))
         if ident is None or when is None or session is None or ident in model.consumed:
+            continue
+        if family is not None and session not in family:
             continue
         status = rec.get("status")
         counts = status == "success" or (status == "unknown" and rec.get("simple") is True)
@@ -459,15 +472,19 @@ def _decoded_paths(blob: bytes) -> list[str]:
 
 
 def _printed_by_root(lines: _Lines, first: dict[str, tuple[Any, Record]],
-                     roots: Roots) -> dict[str | None, set[str]]:
+                     roots: Roots, only: str | None = None) -> dict[str | None, set[str]]:
     """Which paths the runs of each root session may have printed, read from the raw lines without
     decoding them. A read of a path no run of its root printed cannot adopt anything, so its
-    session needs no runs decoded. Runs whose session is unclear count for every root (None)."""
+    session needs no runs decoded. Runs whose session is unclear count for every root (None).
+    With ``only``, the runs of other roots are passed over."""
     grouped: dict[str | None, list[bytes]] = {}
     for line in lines.raw["run"]:
         run_id = _run_of(line)
         session: str | bytes | None = first[run_id][1]["session"] if run_id in first else _session_of(line)
-        grouped.setdefault(roots.root(session) if isinstance(session, str) else None, []).append(line)
+        root = roots.root(session) if isinstance(session, str) else None
+        if only is not None and root is not None and root != only:
+            continue
+        grouped.setdefault(root, []).append(line)
     out: dict[str | None, set[str]] = {root: set(_path_values(b"\n".join(group)))
                                        for root, group in grouped.items()}
     for rec in lines.done["run"]:
@@ -552,14 +569,57 @@ def decide(model: Model) -> list[Decision]:
     return out
 
 
-def load(cfg: Config, only_pending: bool = False) -> Model:
+def load(cfg: Config, only_pending: bool = False, session: str | None = None) -> Model:
     scope = cfg.active
     try:
         with open(scope.log_path, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
         data = b""
-    return build(_Lines(data), only_pending)
+    if session is not None:
+        data = family_slice(data, session)
+    return build(_Lines(data), only_pending, session)
+
+
+_LINK_PREFIX = b'{"kind":"link",'
+_RUN_PREFIXES = (b'{"kind":"run",', b'{"kind":"claim",')
+
+
+def family_slice(data: bytes, session: str) -> bytes:
+    """The lines a Stop of ``session`` can need, found with byte searches before anything is
+    decoded: every link; every line that names a session of the family (its root and all linked
+    under it); and every run and claim line of a run id those lines name, so that a first claim
+    by another session still settles the run (Dan's case). Lines it keeps by mistake are harmless:
+    :func:`build` applies the rules to whatever it is given. Lines that are not in the plain
+    spelling are kept, so they are judged, not lost."""
+    lines = data.split(b"\n")
+    links = [line for line in lines if line.startswith(_LINK_PREFIX)]
+    roots = Roots([rec for rec in (_loads(line) for line in links) if rec is not None])
+    family = roots.family({roots.root(session)})
+    needles = [json.dumps(member, ensure_ascii=False).encode() for member in family]
+    kept: list[bytes] = []
+    rest: list[bytes] = []
+    run_ids: set[str] = set()
+    for line in lines:
+        if not line or line.startswith(_LINK_PREFIX):
+            continue
+        if not line.startswith(b'{"kind":"') or any(needle in line for needle in needles):
+            kept.append(line)
+            found = _run_of(line)
+            if found is not None:
+                run_ids.add(found)
+        elif line.startswith(_RUN_PREFIXES):
+            rest.append(line)
+    kept.extend(line for line in rest if _run_of(line) in run_ids)
+    return b"\n".join(links + kept)
+
+
+def _loads(line: bytes) -> Record | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
 
 
 def _consumed_line(d: Decision, credited: bool, ts: str) -> Record:
@@ -569,9 +629,10 @@ def _consumed_line(d: Decision, credited: bool, ts: str) -> Record:
             "evidence": {"ts": ts_, "session": session, "path": path}}
 
 
-def reduce(cfg: Config, warn: Callable[[str], None]) -> ReduceResult:
-    """Credit every pending read that adopts a recalled doc; safe to run any number of times."""
-    model = load(cfg, only_pending=True)
+def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None) -> ReduceResult:
+    """Credit every pending read that adopts a recalled doc (of ``session``'s family only, when a
+    Stop names its session); safe to run any number of times."""
+    model = load(cfg, only_pending=True, session=session)
     result = ReduceResult(model.skipped)
     decisions = decide(model) if model.reads else []
     result.pending = len(model.reads) + model.idle

@@ -138,3 +138,14 @@ def test_real_team_indexes_and_searches_without_a_crash(tmp_path):
     frontmatter_warnings = [w for w in warnings if "frontmatter" in w]
     assert 150 < len(frontmatter_warnings) < 400  # the corpus has about 230 malformed blocks
     assert len(set(frontmatter_warnings)) == len(frontmatter_warnings)  # each file reported once
+
+
+def test_now_stamp_matches_stamp_of_now():
+    from reference import clock
+
+    fixed = {"TEAMAI_NOW": "2026-11-30T10:00:00.123456+02:00"}
+    assert clock.now_stamp(fixed) == clock.stamp(clock.now(fixed)) == "2026-11-30T08:00:00.123Z"
+    live = clock.now_stamp({})
+    parsed = clock.parse_instant(live)
+    assert abs(parsed.timestamp() - clock.now({}).timestamp()) < 5
+    assert len(live) == 24 and live.endswith("Z")

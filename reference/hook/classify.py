@@ -18,10 +18,14 @@ Nothing of the command line, the output or the file content is copied into a lin
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from . import categories, claims, paths, search, shell
 from .toolcall import FAILURE, UNKNOWN, ToolCall
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from .._tuples import NamedTuple
 
 
 class Outcome(NamedTuple):

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
 
 from .. import clock, config
 from ..storage import append_bytes, ensure_dir, lock_wait
 from .agents import AGENTS
 from .toolcall import POST_TOOL_USE, POST_TOOL_USE_FAILURE, SESSION_START, STOP, SUBAGENT_STOP, ToolCall
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 MAX_PAYLOAD = 8 * 1024 * 1024  # bytes of stdin parsed; a larger payload is noted and ignored
 MAX_DEBUG_LOG = 1024 * 1024  # the debug log stops growing here
@@ -74,9 +77,9 @@ class _Debug:
     def __call__(self, reason: str) -> None:
         try:
             try:
-                ts = clock.stamp(clock.now(self.env))
+                ts = clock.now_stamp(self.env)
             except clock.ClockError:
-                ts = clock.stamp(clock.now({}))
+                ts = clock.now_stamp({})
             line = f"{ts} agent={self.agent} event={self.event} {reason}".replace("\n", " ") + "\n"
             ensure_dir(os.path.dirname(self.path))
             try:
@@ -129,14 +132,27 @@ def _plausible_ids(call: ToolCall) -> bool:
     return all(len(v) <= MAX_ID for v in values)
 
 
-def _reduce(cfg: config.Config, debug: Callable[[str], None]) -> None:
+def _stopping_session(agent: str, raw: bytes | None, event: str) -> str | None:
+    """The session a Stop payload names, if it can be read; None reduces every session."""
+    if raw is None or agent not in AGENTS:
+        return None
+    try:
+        import json
+
+        payload = json.loads(raw)
+        return to_toolcall(agent, payload, event).session if isinstance(payload, dict) else None
+    except Exception:  # noqa: BLE001 - a payload we cannot read just means a wider reduce
+        return None
+
+
+def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | None) -> None:
     try:
         from .. import reducer
     except ImportError:
         debug("the reducer is not available")
         return
     try:
-        reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"))
+        reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"), session)
     except Exception as exc:  # noqa: BLE001 - a Stop hook must not fail the agent
         debug(f"reducer failed: {type(exc).__name__}")
 
@@ -156,7 +172,7 @@ def _dispatch(agent: str, event_name: str, env: Mapping[str, str], stdin: IO[byt
         return
     debug.path = cfg.active.debug_log_path
     if event in (STOP, SUBAGENT_STOP):
-        _reduce(cfg, debug)
+        _reduce(cfg, debug, _stopping_session(agent, raw, event))
         return
     if agent not in AGENTS:
         debug("unknown agent")
@@ -174,7 +190,7 @@ def _dispatch(agent: str, event_name: str, env: Mapping[str, str], stdin: IO[byt
     if not _plausible_ids(call):
         debug("an id in the payload is implausibly long: ignored")
         return
-    ts = clock.stamp(clock.now(env))
+    ts = clock.now_stamp(env)
     outcome = classify.classify(call, cfg.knowledge_roots(), ts)
     if not outcome.records:
         return

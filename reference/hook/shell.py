@@ -29,7 +29,12 @@ assignments, do not change what it is.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from .._tuples import NamedTuple
 
 POSIX, POWERSHELL = "posix", "powershell"
 

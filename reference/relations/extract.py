@@ -8,9 +8,11 @@ known here: it depends on the scope at query time, and is settled by ``resolve``
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import declarations, links, paths, vocabulary
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 EMPTY: dict[str, Any] = {"declared": [], "links": []}
 

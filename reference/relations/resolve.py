@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
 
 from ..index import Entry
 from .vocabulary import REFERENCES
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LINES = 5
 OUT, IN = "→", "←"

@@ -165,16 +165,26 @@ def test_an_absurdly_long_session_id_is_ignored(cli: Cli) -> None:
 def test_stop_events_run_the_reducer(cli: Cli, monkeypatch: pytest.MonkeyPatch, event: str) -> None:
     from reference import reducer
 
-    seen: list[str] = []
-    monkeypatch.setattr(reducer, "reduce", lambda cfg, warn: seen.append(cfg.active.name))
+    seen: list[tuple[str, str | None]] = []
+    monkeypatch.setattr(reducer, "reduce", lambda cfg, warn, session: seen.append((cfg.active.name, session)))
     hook(cli, event, "claude", b'{"session_id": "s", "hook_event_name": "Stop"}')
-    assert seen == ["workspace"]
+    assert seen == [("workspace", "s")]
+
+
+def test_a_stop_without_a_readable_session_reduces_every_session(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reference import reducer
+
+    seen: list[str | None] = []
+    monkeypatch.setattr(reducer, "reduce", lambda cfg, warn, session: seen.append(session))
+    hook(cli, "stop", "claude", b"not json")
+    hook(cli, "stop", "claude", b'{"hook_event_name": "Stop"}')
+    assert seen == [None, None]
 
 
 def test_a_failing_reducer_is_only_noted(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from reference import reducer
 
-    def boom(cfg: object, warn: object) -> None:
+    def boom(cfg: object, warn: object, session: object) -> None:
         raise RuntimeError("inside")
 
     monkeypatch.setattr(reducer, "reduce", boom)

@@ -88,6 +88,15 @@ class History(RuleBasedStateMachine):
                     for d in reducer.decide(reducer.build(reducer._Lines(data), only_pending=fast))]
                    for fast in (False, True)]
         assert decided[0] == decided[1]
+        # A Stop that names its session decides, for that session's family, what a full reduce does.
+        full = reducer.build(reducer._Lines(data))
+        every = [(d.match.read.root, (d.match.read.ident, d.match.key, d.match.run.run, d.credit))
+                 for d in reducer.decide(full)]
+        for session in SESSIONS:
+            sliced = reducer.build(reducer._Lines(reducer.family_slice(data, session)), only_pending=True,
+                                   stopping=session)
+            mine = [(d.match.read.ident, d.match.key, d.match.run.run, d.credit) for d in reducer.decide(sliced)]
+            assert mine == [item for root, item in every if root == full.roots.root(session)]
         before = self.lab.votes()
         first = self.lab.reduce(at=self.t)
         after_once = self.lab.votes()

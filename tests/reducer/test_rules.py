@@ -351,3 +351,37 @@ def test_the_stop_path_reads_real_hook_lines_without_decoding_them(lab):
     consumed = lab.log_path.read_bytes().splitlines()[-1:]
     assert reducer._raw_ids(consumed, reducer._CONSUMED_ID) == [(logs_ts(5).encode(), b"ses-a",
                                                                  lab.path("d1").encode())]
+
+
+def test_a_stop_settles_its_own_session_family_and_pull_the_rest(tmp_path):
+    """A Stop that names its session credits only that session's (and its linked children's)
+    reads; the other sessions' reads wait for their own Stop or for pull."""
+    from reference import config, ledger, reducer
+    from reference.runlog import append
+
+    team = tmp_path / "team"
+    (team / "learnings").mkdir(parents=True)
+    doc = str(team / "learnings" / "a.md")
+    cfg = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team),
+                       "TEAMAI_NOW": "2026-11-30T12:00:00Z"})
+    scope = cfg.active
+    lines = []
+    for i, session in enumerate(("ses-a", "ses-b")):
+        run = f"00000000-0000-4000-8000-00000000000{i}"
+        lines.append({"kind": "run", "ts": "2026-11-30T10:00:00.000Z", "run": run, "session": session,
+                      "via": "env", "unambiguous": True, "agent": "claude", "actor": {}, "caller": None,
+                      "docs": [{"key": "a", "type": "learning", "scope": "workspace", "path": doc, "score": 1.0,
+                                "eligible": True}]})
+    lines.append({"kind": "link", "ts": "2026-11-30T10:00:01.000Z", "child": "ses-a-child", "parent": "ses-a",
+                  "agent": "opencode"})
+    for session in ("ses-a-child", "ses-b"):
+        lines.append({"kind": "evidence", "ts": "2026-11-30T10:05:00.000Z", "session": session, "agent": "claude",
+                      "actor": {}, "path": doc, "exact": True, "via": "read", "simple": True, "status": "success"})
+    append(scope.log_path, scope.log_lock, lines, 1.0)
+
+    first = reducer.reduce(cfg, print, "ses-a")
+    assert first.credited == [("ses-a", "a")]
+    assert ledger.read(scope.ledger_path)["a"]["upvoted_count"] == 1
+    assert reducer.reduce(cfg, print, "ses-a").credited == []
+    assert reducer.reduce(cfg, print).credited == [("ses-b", "a")]
+    assert ledger.read(scope.ledger_path)["a"]["upvoted_count"] == 2

@@ -5,10 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..toolcall import UNKNOWN, ToolCall
 from ._fields import claude_shaped
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def parse(payload: Mapping[str, Any], event: str) -> ToolCall:

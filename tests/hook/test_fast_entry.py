@@ -1,0 +1,29 @@
+"""The fast hook entry behaves exactly like ``teamai-ref hook-dispatch``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+from reference import config
+
+from ._support import Cli
+
+
+def test_hook_command_prints_a_line_that_records_like_the_console_script(cli: Cli, team: Path) -> None:
+    res = cli("hook-command", "post-tool-use", "--tool", "claude")
+    assert res.code == 0
+    argv = shlex.split(res.out.strip())
+    assert argv[1:3] == ["-I", "-S"] and argv[3].endswith("fast.py")
+    assert argv[4:] == ["post-tool-use", "--tool", "claude"]
+    doc = team / "learnings" / "redis-timeout.md"
+    payload = {"session_id": "s1", "cwd": str(team), "hook_event_name": "PostToolUse", "tool_name": "Read",
+               "tool_input": {"file_path": str(doc)}, "tool_response": {"type": "text"}}
+    env = {k: v for k, v in cli.env.items() if not k.startswith("COVERAGE")}
+    proc = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
+    log = Path(config.load(cli.env).active.log_path)
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [(r["kind"], r["session"], r["path"]) for r in lines] == [("evidence", "s1", str(doc))]
