@@ -23,20 +23,23 @@ def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[
     commands: set[str] = set()
     agents: set[str] = set()
     hold: set[str] = set()
+    repeat = False
     for step in scenario.steps:
         action = action_of(step)
         if action in ("hold", "release"):
             hold.add(str(step[action]))
         elif action is not None:
             commands.add(action)
+        if step.get("repeat") is not None:
+            repeat = True
         if action == "hook":
             payload = payloads.get(str(step["hook"]))
             agents.add(payload.agent if payload else str(step["hook"]).split("/", 1)[0])
     expect = scenario.expect
     if "stats" in expect:
         commands.add("stats")
-    log = any(k in expect for k in ("log_contains", "log_absent"))
-    return {"commands": commands, "agents": agents, "hold": hold, "log": log}
+    log = any(k in expect for k in ("log_contains", "log_absent", "log_lines"))
+    return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat}
 
 
 def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
@@ -46,4 +49,6 @@ def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
     out += [f"hold {h}" for h in sorted(need["hold"]) if h not in (declared.get("hold") or [])]
     if need["log"] and not declared.get("log"):
         out.append("a recall log")
+    if need.get("repeat") and not declared.get("repeat"):
+        out.append("repeat")
     return out

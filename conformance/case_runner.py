@@ -160,6 +160,8 @@ def _message(action: str, step: Mapping[str, Any], now: str, env: dict[str, str]
     if action in ("hold", "release"):
         return {**base, "what": str(step[action])}
     base["env"] = env
+    if step.get("repeat") is not None:
+        base["repeat"] = int(step["repeat"])
     value = step[action]
     if action == "recall":
         return {**base, "query": str(ctx.apply(str(value))), "caller": ctx.apply(step.get("caller")),

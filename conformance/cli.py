@@ -224,13 +224,15 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     except clause_catalogue.CatalogueError:
         catalogue = []
     coverage = clause_catalogue.coverage(catalogue, corpus.scenarios)
+    clause_summary = clause_catalogue.summary(catalogue, coverage)
     rerun = {r.id: _rerun(args, root, r.id) for r in results}
-    out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__))
+    out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__,
+                                     clause_summary["unit_tests_only"]))
     code = EXIT_UNEXPECTED if any(r.outcome in outcomes.UNEXPECTED for r in results) else EXIT_OK
     if args.report:
         head = report_jsonl.header({**info, "impl": args.impl}, {"root": str(root), "commit": _commit(root),
                                                                "scenarios": len(corpus.scenarios)}, started)
-        report_jsonl.write(args.report, head, results, report_jsonl.footer(results, _now(), code), rerun)
+        report_jsonl.write(args.report, head, results, report_jsonl.footer(results, _now(), code, clause_summary), rerun)
     if args.junit:
         report_junit.write(args.junit, results, args.impl)
     if args.update_expectations:

@@ -270,7 +270,8 @@ class ProcessDriver(Driver):
 def connect(impl: str) -> Driver:
     """A driver for ``impl``: ``reference`` (in-process), ``reference-subprocess`` (the protocol to a
     driver process that runs the reference inside it), ``reference-cli`` (the protocol, and every
-    command a real ``teamai-ref`` process), or a command line."""
+    command a real ``teamai-ref`` process), ``teamai-cli`` (the published teamai-cli 0.25.0, see
+    ``drivers/teamai_cli.py``), or a command line."""
     import sys
 
     if impl == "reference":
@@ -281,6 +282,8 @@ def connect(impl: str) -> Driver:
         return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference"], impl)
     if impl == "reference-cli":
         return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference", "--exec", "cli"], impl)
+    if impl == "teamai-cli":
+        return ProcessDriver([sys.executable, "-m", "conformance.drivers.teamai_cli"], impl)
     argv = shlex.split(impl)
     if not argv:
         raise DriverUnusable("--impl is empty")

@@ -63,6 +63,9 @@ def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list
         hit = next((line for line in log if matches(want, line)), None)
         if hit is not None:
             out.append(Mismatch(f"expect.log_absent[{i}]", "a log line matches", want, hit))
+    if "log_lines" in expect and len(log) != expect["log_lines"]:
+        out.append(Mismatch("expect.log_lines", "the log holds another number of lines", expect["log_lines"],
+                            len(log)))
     if "stats" in expect:
         out += _stats(norm(ctx.apply(expect["stats"])), observed.get("stats"), norm)
     if "never_in_state" in expect:
@@ -73,7 +76,7 @@ def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list
         if step is None:
             out.append(Mismatch(f"expect.steps.{name}", "no step has this name"))
             continue
-        out += _step(f"expect.steps.{name}", ctx.apply(want), step, ctx)
+        out += _step(f"expect.steps.{name}", _apply_step(want, ctx), step, ctx)
     return out
 
 
@@ -126,6 +129,14 @@ def _never(texts: list[str], observed: Mapping[str, Any]) -> list[Mismatch]:
     return out
 
 
+def _apply_step(want: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
+    """Substitutions in a step's expectations; inside a regular expression they match literally."""
+    out = {k: ctx.apply(v) for k, v in want.items() if k != "output_matches"}
+    if "output_matches" in want:
+        out["output_matches"] = ctx.apply(want["output_matches"], escape=re.escape)
+    return out
+
+
 def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -> list[Mismatch]:
     out = []
     if "exit" in want and want["exit"] != step.exit:
@@ -134,6 +145,15 @@ def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -
     for i, text in enumerate(want.get("output_contains") or []):
         if str(text) not in step.stdout:
             out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it", text,
+                                step.stdout[-2000:]))
+    for i, pattern in enumerate(want.get("output_matches") or []):
+        try:
+            found = re.search(str(pattern), step.stdout, re.MULTILINE)
+        except re.error as exc:
+            out.append(Mismatch(f"{path}.output_matches[{i}]", f"not a regular expression: {exc}", pattern))
+            continue
+        if found is None:
+            out.append(Mismatch(f"{path}.output_matches[{i}]", "stdout does not match it", pattern,
                                 step.stdout[-2000:]))
     for tree_path, lines in (want.get("related") or {}).items():
         actual = related_lines(step.stdout, _hit_path(tree_path, ctx))

@@ -2,9 +2,11 @@
 
 - every scenario and payload is valid against its JSON Schema (``schemas/``);
 - ids are unique; each payload sits in the folder of its agent;
-- every hook step names an existing payload, every clause exists in the catalogue;
+- every hook step names an existing payload, every clause exists in the catalogue, and every
+  unit test a clause names (``unit_tests:``) exists;
 - every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), names are
-  unique, and every ``${…}`` is a known form; times parse;
+  unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
+  parse; every ``output_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
   title and provenance is unique.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -22,7 +25,8 @@ import jsonschema
 from . import clauses, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
-from .substitute import is_known_form, references, step_name
+from .substitute import PATTERN as SUBSTITUTION
+from .substitute import REPEAT_INDEX, is_known_form, references, step_name
 
 META_KEYS = ("id", "title", "provenance")
 
@@ -50,10 +54,12 @@ def fingerprint(scenario: Scenario) -> str:
 def lint(corpus: Corpus) -> list[str]:
     problems = [str(p) for p in corpus.problems]
     try:
-        catalogue = {c.id for c in clauses.load(corpus.clauses_path)}
+        loaded = clauses.load(corpus.clauses_path)
     except clauses.CatalogueError as exc:
         problems.append(str(exc))
-        catalogue = set()
+        loaded = []
+    catalogue = {c.id for c in loaded}
+    problems += clauses.missing_unit_tests(loaded, corpus.root)
     if corpus.clauses_path is None:
         problems.append("no clause catalogue (conformance/clauses.yaml) was found")
     for payload in corpus.payloads.values():
@@ -102,7 +108,8 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
         action = action_of(step)
         if action == "hook" and str(step["hook"]) not in corpus.payloads:
             out.append(f"step {i}: payload {step['hook']!r} does not exist under payloads/")
-        out += _check_refs(references({k: v for k, v in step.items() if k != "as"}), names, f"step {i}")
+        out += _check_refs(references({k: v for k, v in step.items() if k != "as"}), names, f"step {i}",
+                           repeated=step.get("repeat") is not None)
         if step.get("as"):
             if step["as"] in names:
                 out.append(f"step {i}: the name {step['as']!r} is already used by an earlier step")
@@ -110,17 +117,25 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
     expect = scenario.expect
     out += _check_refs(references(scenario.data.get("env") or {}), [], "env")
     out += _check_refs(references(expect), names, "expect")
-    for name in (expect.get("steps") or {}):
+    for name, want in (expect.get("steps") or {}).items():
         if name not in names:
             out.append(f"expect.steps.{name}: no step is named {name!r}")
+        for j, pattern in enumerate(want.get("output_matches") or []):
+            try:
+                re.compile(SUBSTITUTION.sub("x", str(pattern)))
+            except re.error as exc:
+                out.append(f"expect.steps.{name}.output_matches[{j}]: not a regular expression: {exc}")
     return out
 
 
-def _check_refs(refs: list[str], names: list[str], where: str) -> list[str]:
+def _check_refs(refs: list[str], names: list[str], where: str, repeated: bool = False) -> list[str]:
     out = []
     for ref in refs:
         if not is_known_form(ref):
             out.append(f"{where}: ${{{ref}}} is not a known substitution")
+            continue
+        if ref == REPEAT_INDEX and not repeated:
+            out.append(f"{where}: ${{{REPEAT_INDEX}}} is known only in a step with repeat")
             continue
         name = step_name(ref)
         if name is not None and name not in names:

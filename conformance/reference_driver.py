@@ -6,6 +6,10 @@
 ``--impl reference-cli``): slower, and the proof that the console command behaves as the entry
 point does. Everything else, from the sandbox to how state is observed, is shared, so the ways
 can only differ where running differs.
+
+A step with ``repeat`` (thousands of hook events for the log's line backstop) runs as one batch:
+in this process for :func:`in_process`, and in *one* child process for :func:`as_subprocess`,
+because an interpreter start per repeat would turn a two-second case into minutes.
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ from contextlib import ExitStack
 from typing import Any
 
 from . import protocol, sandbox
+from .substitute import with_index
 
 Runner = Callable[[list[str], dict[str, str], bytes, str], tuple[int, str, str]]
+Job = tuple[list[str], dict[str, str], bytes]
+Batch = Callable[[list[Job], str], list[tuple[int, str, str]]]
 
 AGENTS = ("claude", "codex", "cursor", "copilot", "codebuddy", "workbuddy", "qoder", "opencode", "pi", "omp")
 LOCK_WAIT = "0.2"  # seconds: a held ledger turns into Busy quickly, and nothing else waits
@@ -49,6 +56,31 @@ def as_subprocess(argv: list[str], env: dict[str, str], stdin: bytes, cwd: str) 
     proc = subprocess.run([sys.executable, "-m", "reference", *argv], input=stdin, capture_output=True,
                           env=env, cwd=cwd)
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def in_process_batch(jobs: list[Job], cwd: str) -> list[tuple[int, str, str]]:
+    return [in_process(argv, env, stdin, cwd) for argv, env, stdin in jobs]
+
+
+def subprocess_batch(jobs: list[Job], cwd: str) -> list[tuple[int, str, str]]:
+    """Every job in one child interpreter (see :func:`batch_main`); its environment is each job's own."""
+    body = json.dumps([{"argv": a, "env": e, "stdin": i.decode("utf-8", "surrogateescape")} for a, e, i in jobs],
+                      ensure_ascii=False).encode("utf-8", "surrogateescape")
+    child_env = jobs[0][1] if jobs else dict(os.environ)
+    code = "import sys; from conformance.reference_driver import batch_main; sys.exit(batch_main())"
+    proc = subprocess.run([sys.executable, "-c", code], input=body, capture_output=True, env=child_env, cwd=cwd)
+    if proc.returncode != 0:
+        raise RuntimeError("the batch process failed: " + proc.stderr.decode("utf-8", "replace")[-2000:])
+    return [(int(r[0]), str(r[1]), str(r[2])) for r in json.loads(proc.stdout)]
+
+
+def batch_main() -> int:
+    """The child side of :func:`subprocess_batch`: jobs as JSON on stdin, results as JSON on stdout."""
+    jobs = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
+    cwd = os.getcwd()
+    results = [in_process(j["argv"], j["env"], j["stdin"].encode("utf-8", "surrogateescape"), cwd) for j in jobs]
+    sys.stdout.write(json.dumps(results, ensure_ascii=False))
+    return 0
 
 
 def base_env(layout: sandbox.Layout) -> dict[str, str]:
@@ -81,8 +113,9 @@ def stats_rows(parsed: Any) -> list[Any] | None:
 class ReferenceBackend:
     """Answers protocol messages for ``teamai-ref``; one scenario at a time."""
 
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: Runner, batch: Batch | None = None) -> None:
         self.run = runner
+        self.batch = batch or (subprocess_batch if runner is as_subprocess else in_process_batch)
         self.layout: sandbox.Layout | None = None
         self.env: dict[str, str] = {}
         self.holds = ExitStack()
@@ -100,7 +133,7 @@ class ReferenceBackend:
         return {"protocol": protocol.VERSION,
                 "implementation": {"name": "teamai-ref", "version": str(__version__)},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": ["votes-ledger"]}}
+                                 "log": True, "hold": ["votes-ledger"], "repeat": True}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         from reference import config, tree
@@ -148,17 +181,28 @@ class ReferenceBackend:
         code, out, err = self.run(argv, self._env(message), stdin, self._sandbox().root)
         return {"exit": code, "stdout": out, "stderr": err}
 
+    def _repeated(self, message: dict[str, Any], command: Callable[[dict[str, Any]], tuple[list[str], bytes]]
+                  ) -> dict[str, Any]:
+        """Run the step once, or ``repeat`` times with ``${i}`` = 1, 2, …; the answer is the first
+        run that exited non-zero, else the last run."""
+        count = message.get("repeat")
+        if count is None:
+            argv, stdin = command(message)
+            return self._exec(argv, message, stdin)
+        jobs: list[Job] = []
+        for i in range(1, int(count) + 1):
+            one = with_index(message, i)
+            argv, stdin = command(one)
+            jobs.append((argv, self._env(one), stdin))
+        results = self.batch(jobs, self._sandbox().root)
+        code, out, err = next((r for r in results if r[0] != 0), results[-1])
+        return {"exit": code, "stdout": out, "stderr": err}
+
     def do_recall(self, message: dict[str, Any]) -> dict[str, Any]:
-        argv = ["recall", message["query"]]
-        if message.get("caller"):
-            argv += ["--caller", message["caller"]]
-        if message.get("check"):
-            argv.append("--check")
-        return self._exec(argv, message)
+        return self._repeated(message, _recall_command)
 
     def do_hook(self, message: dict[str, Any]) -> dict[str, Any]:
-        stdin = json.dumps(message["payload"], ensure_ascii=False).encode("utf-8")
-        return self._exec(["hook-dispatch", message["event"], "--tool", message["agent"]], message, stdin)
+        return self._repeated(message, _hook_command)
 
     def do_pull(self, message: dict[str, Any]) -> dict[str, Any]:
         return self._exec(["pull"], message)
@@ -220,3 +264,17 @@ class ReferenceBackend:
                 except ValueError:
                     answer["stats"] = None
         return answer
+
+
+def _recall_command(message: Mapping[str, Any]) -> tuple[list[str], bytes]:
+    argv = ["recall", message["query"]]
+    if message.get("caller"):
+        argv += ["--caller", message["caller"]]
+    if message.get("check"):
+        argv.append("--check")
+    return argv, b""
+
+
+def _hook_command(message: Mapping[str, Any]) -> tuple[list[str], bytes]:
+    stdin = json.dumps(message["payload"], ensure_ascii=False).encode("utf-8")
+    return ["hook-dispatch", message["event"], "--tool", message["agent"]], stdin

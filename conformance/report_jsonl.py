@@ -23,9 +23,15 @@ def header(implementation: dict[str, Any], corpus: dict[str, Any], started: str)
             "implementation": implementation, "corpus": corpus, "started": started}
 
 
-def footer(results: Iterable[CaseResult], finished: str, exit_code: int) -> dict[str, Any]:
-    return {"kind": "footer", "totals": dict(Counter(r.outcome for r in results)), "finished": finished,
-            "exit": exit_code}
+def footer(results: Iterable[CaseResult], finished: str, exit_code: int,
+           clauses: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``clauses``: the coverage summary (``clauses.summary``): total, by_scenarios,
+    unit_tests_only and untested, the same numbers the terminal report shows."""
+    out = {"kind": "footer", "totals": dict(Counter(r.outcome for r in results)), "finished": finished,
+           "exit": exit_code}
+    if clauses is not None:
+        out["clauses"] = clauses
+    return out
 
 
 def write(path: Path, head: dict[str, Any], results: list[CaseResult], foot: dict[str, Any],

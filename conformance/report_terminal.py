@@ -56,7 +56,9 @@ def failure_block(r: CaseResult, rerun: str) -> list[str]:
 
 
 def render(results: list[CaseResult], coverage: dict[str, int], implementation: str,
-           rerun: Callable[[str], str]) -> str:
+           rerun: Callable[[str], str], unit_only: list[str] | None = None) -> str:
+    """``unit_only``: clauses no scenario tests but the reference's unit tests cover; they are
+    listed apart, so the untested list holds only clauses with neither."""
     out: list[str] = [f"teamai-conformance: {len(results)} cases against {implementation}"]
     totals = Counter(r.outcome for r in results)
     out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
@@ -71,7 +73,11 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     if coverage:
         tested = sum(1 for n in coverage.values() if n)
         out.append(f"clauses: {tested}/{len(coverage)} tested by at least one scenario")
-        untested = [c for c, n in coverage.items() if not n]
+        units = [c for c in unit_only or [] if not coverage.get(c)]
+        if units:
+            out += textwrap.wrap(f"tested only by the reference's unit tests ({len(units)}): " + ", ".join(units),
+                                 100, subsequent_indent="  ", break_on_hyphens=False)
+        untested = [c for c, n in coverage.items() if not n and c not in units]
         if untested:
             out += textwrap.wrap("untested clauses: " + ", ".join(untested), 100, subsequent_indent="  ",
                                  break_on_hyphens=False)

@@ -7,6 +7,8 @@
 ``${user:path:rules/x.md}``    the same for an asset of the user scope
 ``${root:team}``               the workspace team folder; also ``user_team`` and ``learnings``
                                (the first learnings root; ``learnings:2`` is the second)
+``${i}``                       in a step with ``repeat: N``: 1, 2, … N; left as written here,
+                               because the driver runs the repeats (one message, not N)
 =============================  =============================================================
 
 A path the implementation did not list as an asset (a learning a later step publishes, a
@@ -19,12 +21,13 @@ from __future__ import annotations
 import copy
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 PATTERN = re.compile(r"\$\{([^}]*)\}")
 STEP_REF = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\.(run|output)$")
+REPEAT_INDEX = "i"
 
 
 class SubstitutionError(ValueError):
@@ -41,6 +44,8 @@ class Context:
     roots: dict[str, Any] = field(default_factory=dict)
 
     def resolve(self, ref: str) -> str:
+        if ref == REPEAT_INDEX:
+            return "${" + REPEAT_INDEX + "}"
         step = STEP_REF.match(ref)
         if step:
             name, what = step.groups()
@@ -78,14 +83,20 @@ class Context:
             raise SubstitutionError(f"${{path:{tree_path}}}: the sandbox has no {root} folder")
         return where(tree_path, str(base), self.roots.get("learnings") if learnings else None)
 
-    def apply(self, value: Any) -> Any:
-        """``value`` with every substitution resolved (strings inside lists and mappings too)."""
+    def apply(self, value: Any, escape: Callable[[str], str] | None = None) -> Any:
+        """``value`` with every substitution resolved (strings inside lists and mappings too).
+
+        ``escape`` wraps each inserted value (``re.escape`` for a regular expression, so a
+        substituted path or output matches itself and nothing else).
+        """
         if isinstance(value, str):
-            return PATTERN.sub(lambda m: self.resolve(m.group(1)), value)
+            wrap = escape or (lambda text: text)
+            return PATTERN.sub(lambda m: wrap(self.resolve(m.group(1))), value)
         if isinstance(value, list):
-            return [self.apply(v) for v in value]
+            return [self.apply(v, escape) for v in value]
         if isinstance(value, dict):
-            return {self.apply(k) if isinstance(k, str) else k: self.apply(v) for k, v in value.items()}
+            return {self.apply(k, escape) if isinstance(k, str) else k: self.apply(v, escape)
+                    for k, v in value.items()}
         return value
 
 
@@ -117,7 +128,7 @@ def references(value: Any) -> list[str]:
 
 
 def is_known_form(ref: str) -> bool:
-    return bool(STEP_REF.match(ref)) or ref.startswith(("path:", "user:path:", "root:"))
+    return ref == REPEAT_INDEX or bool(STEP_REF.match(ref)) or ref.startswith(("path:", "user:path:", "root:"))
 
 
 def step_name(ref: str) -> str | None:
@@ -156,3 +167,14 @@ def set_paths(payload: Any, assignments: Mapping[str, Any]) -> Any:
                     node[part] = {}
                 node = node[part]
     return result
+
+
+def with_index(value: Any, i: int) -> Any:
+    """``value`` with every ``${i}`` in its strings replaced by ``i`` (a driver's side of ``repeat``)."""
+    if isinstance(value, str):
+        return value.replace("${" + REPEAT_INDEX + "}", str(i))
+    if isinstance(value, list):
+        return [with_index(v, i) for v in value]
+    if isinstance(value, dict):
+        return {with_index(k, i) if isinstance(k, str) else k: with_index(v, i) for k, v in value.items()}
+    return value

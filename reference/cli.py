@@ -20,11 +20,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
-if TYPE_CHECKING:
-    from typing import IO
-
 if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the hook path
     import argparse
+    from typing import IO, Any
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INPUT, EXIT_BUSY = 0, 1, 2, 3, 4
 
@@ -55,12 +53,34 @@ def _team_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user-team", metavar="DIR", help="the user-scope team tree (default: $TEAMAI_USER_TEAM)")
 
 
+def _columns() -> int:
+    """The width help text wraps to, as shutil would find it, less argparse's margin."""
+    try:
+        return int(os.environ["COLUMNS"]) - 2
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns - 2  # type: ignore[union-attr]
+    except (AttributeError, OSError, ValueError):
+        return 78
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``command`` given, only that command's module is imported (a recall
     should not pay for importing review's or replay's code)."""
     import argparse
 
+    class _Formatter(argparse.HelpFormatter):
+        # argparse builds a formatter for every add_argument, and without a width each one imports
+        # shutil (and with it zlib, bz2 and lzma) to ask the terminal: a recall pays for that.
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=_columns())
+
     class _Parser(argparse.ArgumentParser):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("formatter_class", _Formatter)
+            super().__init__(*args, **kwargs)
+
         def error(self, message: str) -> None:  # type: ignore[override]
             raise _Usage(f"{self.prog}: {message}")
 

@@ -28,7 +28,22 @@ class Busy(RuntimeError):
 
 
 def ensure_dir(path: str) -> None:
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """Create ``path`` and every missing folder above it 0700 (``os.makedirs`` gives its mode only
+    to the last folder, so the state home and ``workspaces/`` came out 0755); folders that already
+    exist keep their mode."""
+    missing: list[str] = []
+    here = os.path.abspath(path)
+    while not os.path.isdir(here):
+        missing.append(here)
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
 
 
 @contextmanager

@@ -1,0 +1,1 @@
+"""Drivers that plug other implementations into the harness through the driver protocol."""

@@ -1,0 +1,305 @@
+"""The driver for teamai-cli 0.25.0, the published TypeScript CLI (``--impl teamai-cli``).
+
+It is the worked example of plugging a non-Python implementation into the harness: every step
+is a real ``node`` process of the published package, in a throwaway HOME laid out the way that
+version expects (see :mod:`.teamai_cli_home`). 0.25.0 predates #884 and #1552, so most of the
+corpus fails against it; the point is that the report says so truthfully, case by case.
+
+How the protocol maps onto 0.25.0:
+
+- ``start`` installs the package into a cache folder (or takes ``TEAMAI_CLI_ENTRY``) and declares
+  only what that version has: ``recall``, ``hook``, ``pull``, ``stats`` and ``contribute``; no
+  ``review --branch``, no way to hold its ledger, no recall log.
+- ``open`` writes the scenario's tree into a team remote, clones it, writes ``config.yaml`` and
+  runs ``teamai pull``. Learnings roots fold into the one ``learnings/`` folder 0.25 knows (the
+  first root that has an id wins); a user-scope tree and the withheld list have no counterpart.
+  The answer names each asset where 0.25 prints it after that pull.
+- Each step runs ``node <entry> ...`` with the step's ``env`` over an offline environment, and the
+  step's ``now`` pinned by a Node preload (:mod:`.fixed_clock`). Hooks may leave detached
+  children behind; the driver waits a bounded time for them before it answers.
+- ``observe`` reads the votes ledger (``~/.teamai/votes/<username>.yaml``); the log is always
+  empty and ``stats`` has no recall rows to give.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from .. import protocol, sandbox
+from ..server import serve
+from . import fixed_clock, teamai_cli_home
+
+USERNAME = "conformance"
+AGENTS = ("claude", "codebuddy", "codex", "copilot", "cursor", "omp", "opencode", "qoder", "workbuddy")
+COMMANDS = ("recall", "hook", "pull", "stats", "contribute")
+STEP_TIMEOUT = 20.0     # a step's own process; hook-dispatch ends by itself within 7 s
+CHILDREN_WAIT = 5.0     # detached hook children get this long to finish before the answer
+MARK = "CONFORMANCE_DRIVER_MARK"  # tags every process of a case, so its detached children are found
+_STATE_PARTS = ("votes", "dashboard", "sessions", "state.json", "debug.log")
+
+
+class TeamaiCliBackend:
+    """Answers protocol messages with teamai-cli 0.25.0; one scenario at a time."""
+
+    def __init__(self) -> None:
+        self.entry: str | None = None
+        self.preload = ""
+        self.root = ""
+        self.home = ""
+        self.env: dict[str, str] = {}
+        self.mark = ""
+        self.contributions = 0
+
+    def __call__(self, message: dict[str, Any]) -> dict[str, Any]:
+        answer = getattr(self, f"do_{message['cmd']}")(message)
+        return {"seq": message["seq"], "ok": True, **answer}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def do_start(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.entry = teamai_cli_home.install()
+        if self.entry is None:
+            raise RuntimeError(f"teamai-cli {teamai_cli_home.VERSION} is not available: it needs node and npm "
+                               f"(or {teamai_cli_home.ENTRY_VARIABLE} naming its dist/index.js)")
+        self.preload = fixed_clock.write(teamai_cli_home.cache_dir())
+        return {"protocol": protocol.VERSION,
+                "implementation": {"name": "teamai-cli", "version": teamai_cli_home.VERSION},
+                "capabilities": {"commands": list(COMMANDS), "agents": list(AGENTS), "log": False, "hold": []}}
+
+    def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.close_all()
+        self.root = os.path.realpath(message["sandbox"])
+        team = os.path.join(self.root, "team")
+        sandbox.write_tree(team, team_tree(message))
+        self.home = teamai_cli_home.make_home(team, os.path.join(self.root, "teamai-cli"), USERNAME)
+        self.mark = uuid.uuid4().hex
+        self.env = {**teamai_cli_home.offline_env(self.home), MARK: self.mark,
+                    "NODE_OPTIONS": fixed_clock.node_options(self.preload)}
+        self.contributions = 0
+        result = self._exec(["pull"], message)
+        if result["exit"] != 0:
+            raise RuntimeError(f"teamai pull failed while opening the case (exit {result['exit']}): "
+                               f"{(result['stderr'] or result['stdout']).strip()[:300]}")
+        clone = os.path.join(self.home, ".teamai", "team-repo")
+        synced = os.path.join(self.home, ".teamai", "learnings")
+        return {"paths": printed_paths(message, clone, synced), "user_paths": {},
+                "roots": {"team": clone, "user_team": None, "learnings": [synced]}}
+
+    def do_close(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.close_all()
+        return {}
+
+    def do_stop(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.close_all()
+        return {}
+
+    def close_all(self) -> None:
+        if self.mark:
+            for pid in marked_processes(self.mark):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        self.mark = ""
+        self.home = ""
+
+    # -- steps -----------------------------------------------------------------------------
+    def _env(self, message: Mapping[str, Any]) -> dict[str, str]:
+        env = {**self.env, fixed_clock.VARIABLE: str(message["now"])}
+        env.update({str(k): str(v) for k, v in (message.get("env") or {}).items()})
+        return env
+
+    def _exec(self, argv: list[str], message: Mapping[str, Any], stdin: bytes = b"") -> dict[str, Any]:
+        if not self.home or self.entry is None:
+            raise RuntimeError("no scenario is open")
+        code, out, err = run_bounded(["node", self.entry, *argv], self._env(message), stdin, self.root,
+                                     STEP_TIMEOUT)
+        return {"exit": code, "stdout": out, "stderr": err}
+
+    def do_recall(self, message: dict[str, Any]) -> dict[str, Any]:
+        argv = ["recall", message["query"]]
+        if message.get("caller"):
+            argv += ["--caller", message["caller"]]  # 0.25 has no such option; its answer is the finding
+        if message.get("check"):
+            argv.append("--check")
+        return self._exec(argv, message)
+
+    def do_hook(self, message: dict[str, Any]) -> dict[str, Any]:
+        stdin = json.dumps(message["payload"], ensure_ascii=False).encode("utf-8")
+        answer = self._exec(["hook-dispatch", message["event"], "--tool", message["agent"]], message, stdin)
+        wait_for(self.mark, CHILDREN_WAIT)
+        return answer
+
+    def do_pull(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self._exec(["pull"], message)
+
+    def do_stats(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self._exec(["stats", "--json"] if message.get("json") else ["stats"], message)
+
+    def do_contribute(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.contributions += 1
+        path = os.path.join(self.root, f"contribution-{self.contributions}.md")
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(message["text"])
+        return self._exec(["contribute", "--file", path, "--title", message["title"]], message)
+
+    # -- state -----------------------------------------------------------------------------
+    def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
+        if not self.home:
+            raise RuntimeError("no scenario is open")
+        wait_for(self.mark, CHILDREN_WAIT)
+        state = os.path.join(self.home, ".teamai")
+        answer: dict[str, Any] = {"votes": {}, "log": [], "stats": None, "raw": {}}
+        ledger = os.path.join(state, "votes", f"{USERNAME}.yaml")
+        try:
+            answer["votes"] = read_votes(ledger)
+        except (OSError, ValueError, yaml.YAMLError) as exc:
+            answer["raw"]["votes-error"] = f"{type(exc).__name__}: {exc}"
+        if "raw" in set(message.get("want") or ()):
+            answer["raw"].update(state_files(state))
+        return answer
+
+
+# -- helpers -------------------------------------------------------------------------------
+def team_tree(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario's team tree with its learnings roots folded into ``learnings/``, the one
+    learnings folder 0.25 reads; the first root that has an id wins, as the scenarios assume."""
+    team = dict(message.get("team") or {})
+    roots = message.get("learnings_roots")
+    if roots:
+        team = {k: v for k, v in team.items() if not str(k).startswith("learnings/")}
+        for tree in roots:
+            for rel, text in (tree or {}).items():
+                team.setdefault(f"learnings/{rel}", text)
+    return team
+
+
+def printed_paths(message: Mapping[str, Any], clone: str, synced: str) -> dict[str, str]:
+    """Tree path -> the path 0.25 prints for it: ``pull`` copies top-level learnings to
+    ``~/.teamai/learnings``; everything else is printed where it sits in the team-repo clone."""
+    paths: dict[str, str] = {}
+    for rel in sorted(team_tree(message)):
+        parts = str(rel).split("/")
+        if not rel.endswith(".md") or any(p.startswith(".") for p in parts):
+            continue
+        on_disk = os.path.join(clone, *parts)
+        if parts[0] == "learnings" and len(parts) > 1:
+            ident = rel[len("learnings/"):-len(".md")]
+            copy = os.path.join(synced, *parts[1:])
+            paths[f"learnings/{ident}"] = copy if os.path.exists(copy) else on_disk
+        elif parts[0] == "skills" and len(parts) == 3 and parts[2] == "SKILL.md":
+            paths[f"skills/{parts[1]}"] = on_disk
+        elif parts[0] in ("rules", "docs") or rel.startswith("teamwiki/evidence/code/"):
+            paths[rel] = on_disk
+    return paths
+
+
+def read_votes(path: str) -> dict[str, dict[str, Any]]:
+    """The ledger's ``votes`` map with the harness's counter names; its unquoted instants (which
+    YAML reads as datetimes) are spelled back in UTC with milliseconds."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        return {}
+    votes = (data or {}).get("votes") if isinstance(data, dict) else None
+    if not isinstance(votes, dict):
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for key, entry in votes.items():
+        entry = entry if isinstance(entry, dict) else {}
+        out[str(key)] = {"recalled_count": int(entry.get("recalled_count") or 0),
+                         "upvoted_count": int(entry.get("upvoted_count") or 0),
+                         "last_recalled_at": _stamp(entry.get("last_recalled_at")),
+                         "last_upvoted_at": _stamp(entry.get("last_upvoted_at"))}
+    return out
+
+
+def _stamp(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        value = value.astimezone(dt.UTC)
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return str(value)
+
+
+def state_files(state: str) -> dict[str, str]:
+    """The text of everything 0.25 writes about its use (not the team's own files or caches)."""
+    found: dict[str, str] = {}
+    for part in _STATE_PARTS:
+        top = os.path.join(state, part)
+        files = [top] if os.path.isfile(top) else [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs]
+        for path in sorted(files):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    found[os.path.relpath(path, state).replace(os.sep, "/")] = fh.read()
+            except OSError:
+                continue
+    return found
+
+
+def run_bounded(argv: list[str], env: dict[str, str], stdin: bytes, cwd: str,
+                timeout: float) -> tuple[int, str, str]:
+    """Run ``argv`` in its own process group; past ``timeout`` the group is killed and the step
+    answers exit 124 with the reason on stderr."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        out, err = proc.communicate()
+        code = 124
+        err += f"\n(killed by the driver after {timeout:g}s)\n".encode()
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def marked_processes(mark: str) -> list[int]:
+    """Processes whose environment carries this case's mark (Linux; elsewhere none are found)."""
+    needle = f"{MARK}={mark}\0".encode()
+    pids: list[int] = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return pids
+    for name in names:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                if needle in fh.read():
+                    pids.append(int(name))
+        except OSError:
+            continue
+    return pids
+
+
+def wait_for(mark: str, limit: float) -> None:
+    """Wait until no process of the case is left, at most ``limit`` seconds."""
+    deadline = time.monotonic() + limit
+    while mark and marked_processes(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def main() -> int:
+    return serve(TeamaiCliBackend())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

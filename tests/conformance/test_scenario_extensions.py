@@ -1,0 +1,188 @@
+"""The small extensions of the scenario format: ``output_matches``, ``log_lines``, ``repeat``
+with ``${i}``, and clauses covered only by the reference's unit tests (``unit_tests:``)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance import (
+    capabilities,
+    clauses,
+    cli,
+    corpus,
+    lint,
+    outcomes,
+    pool,
+    report_jsonl,
+    report_terminal,
+)
+from conformance.expect import StepOutcome, evaluate
+from conformance.normalize import Normalizer
+from conformance.substitute import Context, with_index
+
+FIXTURE = Path(__file__).resolve().parent / "corpus"
+RUN = "5f0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
+UUID4 = r"run=[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+START = f"--- [teamai:recall:start] --- (1 result) run={RUN}\n[1/1] [learnings] A (b) [workspace]\n"
+
+
+def _check(expect: dict, stdout: str = START, log: list | None = None, ctx: Context | None = None) -> list:
+    step = StepOutcome(0, "recall", "r1", "2026-11-30T10:00:00.000Z", 0, stdout, "", RUN)
+    ctx = ctx or Context(steps={"r1": {"run": RUN, "output": stdout}})
+    return evaluate(expect, {"log": log or []}, [step], ctx, Normalizer.build({}, {}, {}, {}))
+
+
+def test_output_matches_searches_each_line_and_names_the_miss():
+    assert _check({"steps": {"r1": {"output_matches": [UUID4.replace("$", r"\n?$"), r"^\[1/1\] "]}}}) == []
+    (miss,) = _check({"steps": {"r1": {"output_matches": [r"^\[1/1\] ", r"run=[A-Z]+$"]}}})
+    assert miss.path == "expect.steps.r1.output_matches[1]" and miss.message == "stdout does not match it"
+    (bad,) = _check({"steps": {"r1": {"output_matches": ["(unclosed"]}}})
+    assert "not a regular expression" in bad.message
+
+
+def test_substitutions_inside_a_pattern_match_literally():
+    # the printed output holds regex characters ([1/1], parentheses): inserted escaped, it matches itself
+    assert _check({"steps": {"r1": {"output_matches": [r"\A${r1.output}\Z"]}}}) == []
+    assert _check({"steps": {"r1": {"output_matches": [r"\A(?![\s\S]*${r1.run})"]}}}) != []
+    other = "0a0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
+    ctx = Context(steps={"r1": {"run": other, "output": ""}})
+    assert _check({"steps": {"r1": {"output_matches": [r"\A(?![\s\S]*${r1.run})"]}}}, ctx=ctx) == []
+
+
+def test_log_lines_counts_every_line():
+    log = [{"kind": "run"}, {"kind": "claim"}]
+    assert _check({"log_lines": 2}, log=log) == []
+    (miss,) = _check({"log_lines": 3}, log=log)
+    assert (miss.path, miss.expected, miss.actual) == ("expect.log_lines", 3, 2)
+
+
+def test_with_index_replaces_every_i_and_nothing_else():
+    message = {"query": "q ${i}", "env": {"S": "s-${i}"}, "payload": {"a": ["${i}/${i}", 7], "${i}": "${r1.run}"}}
+    assert with_index(message, 12) == {"query": "q 12", "env": {"S": "s-12"},
+                                       "payload": {"a": ["12/12", 7], "12": "${r1.run}"}}
+    assert Context().apply("s-${i}") == "s-${i}"  # the harness leaves it for the driver
+
+
+REPEATED = """id: fx-repeat-reads
+title: Repeated reads each leave one log line
+clauses: [FX-ADOPT-READ]
+provenance: derived
+agents: [claude]
+team:
+  learnings/redis-timeout.md: |
+    ---
+    title: Redis client times out under load
+    ---
+    redis
+steps:
+  - hook: claude/post-tool-use-read
+    repeat: 7
+    set: {session_id: "ses-${i}", cwd: "${root:team}", tool_input.file_path: "${path:learnings/redis-timeout}"}
+expect:
+  log_lines: 7
+  log_contains:
+    - {kind: evidence, session: ses-1}
+    - {kind: evidence, session: ses-7}
+  log_absent:
+    - {kind: evidence, session: ses-8}
+"""
+
+
+def test_repeat_runs_in_the_driver_in_process_and_as_real_processes(corpus_copy, scenario_writer):
+    scenario_writer(corpus_copy, "attribution", "fx-repeat-reads", REPEATED)
+    loaded = corpus.load(corpus_copy)
+    assert lint.lint(loaded) == []
+    (chosen,) = [s for s in loaded.scenarios if s.id == "fx-repeat-reads"]
+    assert capabilities.needs(chosen, loaded.payloads)["repeat"] is True
+    for impl in ("reference", "reference-cli"):
+        (result,) = pool.run_all(impl, loaded, [chosen], {}, timeout=60.0)
+        assert result.outcome == outcomes.PASS, (impl, result.message, result.mismatches)
+        assert len(result.observed["log"]) == 7
+
+
+def test_repeat_is_not_applicable_for_a_driver_that_does_not_declare_it(corpus_copy, scenario_writer, fake):
+    scenario_writer(corpus_copy, "recall", "fx-repeat-recall", REPEATED.replace("fx-repeat-reads", "fx-repeat-recall")
+                    .replace("  - hook: claude/post-tool-use-read\n    repeat: 7\n    set: {session_id: \"ses-${i}\", "
+                             "cwd: \"${root:team}\", tool_input.file_path: \"${path:learnings/redis-timeout}\"}\n",
+                             "  - recall: redis ${i}\n    repeat: 2\n"))
+    loaded = corpus.load(corpus_copy)
+    (chosen,) = [s for s in loaded.scenarios if s.id == "fx-repeat-recall"]
+    assert capabilities.missing(capabilities.needs(chosen, loaded.payloads),
+                                {"commands": ["recall"], "agents": [], "log": True, "hold": []}) == ["repeat"]
+    (result,) = pool.run_all(fake("few"), loaded, [chosen], {}, timeout=10.0)
+    assert result.outcome == outcomes.NOT_APPLICABLE and "repeat" in result.message
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("    repeat: 7\n", "", "${i} is known only in a step with repeat"),
+    ("    repeat: 7\n", "    repeat: 0\n", "steps.0"),
+    ("  log_lines: 7\n", "  log_lines: 7\n  steps: {r1: {output_matches: ['(open']}}\n", None),
+])
+def test_lint_finds_faults_of_the_extensions(corpus_copy, scenario_writer, old, new, expected):
+    text = REPEATED.replace(old, new)
+    if expected is None:  # a pattern that does not compile, on a named step
+        text = text.replace("    repeat: 7\n", "    repeat: 7\n    as: r1\n")
+        expected = "output_matches[0]: not a regular expression"
+    scenario_writer(corpus_copy, "attribution", "fx-repeat-reads", text)
+    problems = "\n".join(lint.lint(corpus.load(corpus_copy)))
+    assert expected in problems, problems
+
+
+def _with_unit_tests(root: Path, node: str) -> None:
+    catalogue = root / "clauses.yaml"
+    text = (FIXTURE / "clauses.yaml").read_text()
+    old = 'text: "No fixture scenario tests this clause."}'
+    assert old in text
+    catalogue.write_text(text.replace(old, old[:-1] + f", unit_tests: [{node}]}}"))
+    (root / "tests").mkdir(exist_ok=True)
+    (root / "tests" / "test_fixture_units.py").write_text(
+        "def test_covers_it():\n    assert True\n\n\nclass TestGroup:\n    def test_inside(self):\n        assert True\n")
+
+
+@pytest.mark.parametrize("node", ["tests/test_fixture_units.py::test_covers_it",
+                                  "tests/test_fixture_units.py::TestGroup::test_inside"])
+def test_named_unit_tests_must_exist(corpus_copy, node):
+    _with_unit_tests(corpus_copy, node)
+    assert lint.lint(corpus.load(corpus_copy)) == []
+    _with_unit_tests(corpus_copy, "tests/test_fixture_units.py::test_gone")
+    assert any("defines no test_gone" in p for p in lint.lint(corpus.load(corpus_copy)))
+    _with_unit_tests(corpus_copy, "tests/test_nowhere.py::test_covers_it")
+    assert any("there is no file tests/test_nowhere.py" in p for p in lint.lint(corpus.load(corpus_copy)))
+
+
+def test_unit_tests_must_be_node_ids(tmp_path):
+    path = tmp_path / "clauses.yaml"
+    path.write_text("version: 1\nclauses:\n  - {id: A, spec: ref, section: s, text: t, unit_tests: [just-a-name]}\n")
+    with pytest.raises(clauses.CatalogueError, match="pytest node ids"):
+        clauses.load(path)
+
+
+def test_reports_tell_unit_test_coverage_from_scenario_coverage(corpus_copy, tmp_path):
+    _with_unit_tests(corpus_copy, "tests/test_fixture_units.py::test_covers_it")
+    report = tmp_path / "report.jsonl"
+    out = io.StringIO()
+    code = cli.main(["--corpus", str(corpus_copy), "run", "--report", str(report)], out, io.StringIO())
+    assert code == cli.EXIT_UNEXPECTED  # the fixture corpus fails one case on purpose
+    text = out.getvalue()
+    assert "clauses: 5/6 tested by at least one scenario" in text
+    assert "tested only by the reference's unit tests (1): FX-UNTESTED" in text
+    assert "untested clauses" not in text
+    _, _, foot = report_jsonl.read(report)
+    assert foot is not None
+    assert foot["clauses"] == {"total": 6, "by_scenarios": 5, "unit_tests_only": ["FX-UNTESTED"], "untested": []}
+
+
+def test_summary_and_render_agree_on_a_mixed_catalogue():
+    catalogue = [clauses.Clause("A", "884", "s", "t"), clauses.Clause("B", "ref", "s", "t", ("tests/x.py::t",)),
+                 clauses.Clause("C", "884", "s", "t"), clauses.Clause("D", "ref", "s", "t", ("tests/x.py::t",))]
+    counts = {"A": 2, "B": 0, "C": 0, "D": 1}
+    summary = clauses.summary(catalogue, counts)
+    assert summary == {"total": 4, "by_scenarios": 2, "unit_tests_only": ["B"], "untested": ["C"]}
+    text = report_terminal.render([], counts, "x", str, summary["unit_tests_only"])
+    assert "clauses: 2/4 tested by at least one scenario" in text
+    assert "tested only by the reference's unit tests (1): B" in text and "untested clauses: C" in text
+    assert json.dumps(summary)  # what the JSON-lines footer carries is plain JSON
