@@ -55,5 +55,13 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/run.py", *session.posargs, env={"PYTHONDONTWRITEBYTECODE": ""})
 
 
+@nox.session(name="conformance_teamai_cli")
+def conformance_teamai_cli(session: nox.Session) -> None:
+    """The corpus against the published teamai-cli 0.25.0 (needs node and npm; not run by default)."""
+    _install(session)
+    session.run("teamai-conformance", "run", "--impl", "teamai-cli", "--jobs", "2",
+                 "--expectations", "conformance/expectations/teamai-cli-0.25.toml", *session.posargs)
+
+
 def _install(session: nox.Session, *extra: str) -> None:
     session.install("--quiet", "--disable-pip-version-check", "-e", ".[test]", *extra)

@@ -214,48 +214,66 @@ def _meta(conn: sqlite3.Connection, name: str) -> str | None:
     return row[0] if row else None
 
 
-def _needs_walk(conn: sqlite3.Connection, now_s: float) -> bool:
-    """Whether this recall must stat every asset file (see the module docstring of the rule)."""
+def _changed_dirs(conn: sqlite3.Connection, now_s: float) -> list[str] | None:
+    """The folders to walk again: ``None`` for all of them (a small tree, the interval is over, or
+    no walk yet), else the topmost folders whose mtime moved (often none)."""
     count = int(_meta(conn, "assets") or 0)
     if count <= FULL_SCAN_LIMIT:
-        return True
+        return None
     if now_s - float(_meta(conn, "walked_at") or 0) >= FULL_SCAN_EVERY:
-        return True
-    for path, mtime in conn.execute("SELECT path, mtime_ns FROM dirs"):
-        if tree.dir_mtime(path) != mtime:
-            return True
-    return False
+        return None
+    moved = sorted(path for path, mtime in conn.execute("SELECT path, mtime_ns FROM dirs")
+                   if tree.dir_mtime(path) != mtime)
+    top: list[str] = []
+    for path in moved:  # sorted, so a folder comes before the folders inside it
+        if not top or not (path == top[-1] or path.startswith(top[-1] + os.sep)):
+            top.append(path)
+    return top
+
+
+def _inside_clause(column: str, folders: list[str]) -> tuple[str, list[str]]:
+    """SQL for "``column`` is one of these folders or below one", using the column's index."""
+    parts, args = [], []
+    for folder in folders:
+        parts.append(f"({column} = ? OR ({column} >= ? AND {column} < ?))")
+        args += [folder, folder + os.sep, folder + chr(ord(os.sep) + 1)]
+    return " OR ".join(parts), args
 
 
 def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False) -> int:
     """Bring the index in line with the files on disk; returns how many assets changed.
 
-    Small trees (up to ``FULL_SCAN_LIMIT`` assets) are checked file by file on every call. Larger
-    ones are walked again when a folder changed (an asset added, removed or renamed, a checkout,
-    an editor's save-by-rename), when the last walk is ``FULL_SCAN_EVERY`` seconds old, or when a
-    hit's own file changed (:func:`changed_paths`); a stat per file would dominate the recall.
+    Small trees (up to ``FULL_SCAN_LIMIT`` assets) are checked file by file on every call. In
+    larger ones a stat per file would dominate the recall, so only the folders whose mtime moved
+    (an asset added, removed or renamed, a checkout, an editor's save-by-rename) are walked again;
+    everything is walked when the last full walk is ``FULL_SCAN_EVERY`` seconds old, or when a
+    hit's own file changed (``force``, see :func:`changed_paths`).
     """
-    if not force and not _needs_walk(conn, now_s):
+    changed = None if force else _changed_dirs(conn, now_s)
+    if changed is not None and not changed:
         return 0
-    files, dirs = tree.walk_with_dirs(scope.team, scope.learnings_roots)
+    if changed is not None and len(scope.learnings_roots) > 1 and any(
+            tree._inside(root, tuple(changed)) or any(c.startswith(root + os.sep) for c in changed)
+            for root in scope.learnings_roots):
+        changed = None  # which root wins an id depends on the other roots: walk everything
+    within = tuple(changed) if changed is not None else None
+    files, dirs = tree.walk_with_dirs(scope.team, scope.learnings_roots, within)
     wanted = {(a.path, a.tree_path, a.mtime_ns, a.size): a for a in files}
-    stored = {tuple(r[1:]): r[0] for r in conn.execute(
-        "SELECT id, path, tree_path, mtime_ns, size FROM assets")}
-    stored_dirs = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
-    large = len(files) > FULL_SCAN_LIMIT
-    if wanted.keys() == stored.keys() and stored_dirs == dirs and not large:
+    where, args = _inside_clause("path", changed) if changed is not None else ("1", [])
+    select = f"SELECT id, path, tree_path, mtime_ns, size FROM assets WHERE {where}"
+    stored = {tuple(r[1:]): r[0] for r in conn.execute(select, args)}
+    stored_dirs = dict(conn.execute(f"SELECT path, mtime_ns FROM dirs WHERE {where}", args))
+    if wanted.keys() == stored.keys() and stored_dirs == dirs and changed is None \
+            and int(_meta(conn, "assets") or 0) <= FULL_SCAN_LIMIT:
         return 0
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         raise IndexError_(f"index {scope.index_path} is locked: {exc}") from exc
     try:
-        conn.execute("DELETE FROM dirs")
-        conn.executemany("INSERT INTO dirs(path, mtime_ns) VALUES(?, ?)", sorted(dirs.items()))
-        conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)",
-                         [("assets", str(len(files))), ("walked_at", repr(now_s))])
-        stored = {tuple(r[1:]): r[0] for r in conn.execute(
-            "SELECT id, path, tree_path, mtime_ns, size FROM assets")}
+        conn.execute(f"DELETE FROM dirs WHERE {where}", args)
+        conn.executemany("INSERT OR REPLACE INTO dirs(path, mtime_ns) VALUES(?, ?)", sorted(dirs.items()))
+        stored = {tuple(r[1:]): r[0] for r in conn.execute(select, args)}
         gone = [stored[k] for k in stored.keys() - wanted.keys()]
         for chunk in _chunks(gone, 500):
             marks = ",".join("?" * len(chunk))
@@ -265,6 +283,9 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
         added = [wanted[k] for k in sorted(wanted.keys() - stored.keys(), key=lambda k: k[1])]
         for asset in added:
             _insert(conn, asset, warn)
+        total = len(files) if changed is None else int(_meta(conn, "assets") or 0) + len(added) - len(gone)
+        meta = [("assets", str(total))] + ([("walked_at", repr(now_s))] if changed is None else [])
+        conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)", meta)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

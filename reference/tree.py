@@ -53,15 +53,24 @@ class AssetFile(NamedTuple):
         return self.tree_path[len(WIKI_PREFIX):].split("/", 1)[0]
 
 
-def _md_files(top: str, dirs: dict[str, int] | None = None) -> list[tuple[str, str, int, int]]:
+def _inside(path: str, folders: tuple[str, ...]) -> bool:
+    return any(path == f or path.startswith(f + os.sep) for f in folders)
+
+
+def _md_files(top: str, dirs: dict[str, int] | None = None,
+              within: tuple[str, ...] | None = None) -> list[tuple[str, str, int, int]]:
     """(relative posix path, absolute path, mtime_ns, size) of every ``.md`` file under ``top``;
-    every folder visited goes into ``dirs`` with its mtime."""
+    every folder visited goes into ``dirs`` with its mtime. With ``within``, only the files inside
+    those folders are listed (the folders above them are only passed through)."""
     found: list[tuple[str, str, int, int]] = []
     stack = [("", top)]
     while stack:
         rel, path = stack.pop()
+        listing = within is None or _inside(path, within)
+        if not listing and not any(f.startswith(path + os.sep) for f in within or ()):
+            continue
         try:
-            if dirs is not None:  # before listing, so a file added meanwhile is seen next time
+            if dirs is not None and listing:  # before listing, so a file added meanwhile is seen next time
                 dirs[path] = os.stat(path).st_mtime_ns
             entries = list(os.scandir(path))
         except OSError:
@@ -73,7 +82,7 @@ def _md_files(top: str, dirs: dict[str, int] | None = None) -> list[tuple[str, s
             try:
                 if entry.is_dir():
                     stack.append((rel + name + "/", entry.path))
-                elif name.endswith(".md") and entry.is_file():
+                elif listing and name.endswith(".md") and entry.is_file():
                     st = entry.stat()
                     found.append((rel + name, entry.path, st.st_mtime_ns, st.st_size))
             except OSError:
@@ -98,37 +107,43 @@ def dir_mtime(path: str) -> int:
         return -1
 
 
-def walk_with_dirs(team: str, learnings_roots: tuple[str, ...]) -> tuple[list[AssetFile], dict[str, int]]:
+def walk_with_dirs(team: str, learnings_roots: tuple[str, ...],
+                   within: tuple[str, ...] | None = None) -> tuple[list[AssetFile], dict[str, int]]:
     """Every asset of one scope, and every folder whose change would change that list (with its
-    mtime). Parents of the roots are included so that creating a missing root is noticed."""
+    mtime). A root that does not exist is watched through its parent, so creating it is noticed.
+    With ``within`` (folders), only the assets and folders inside them: the part of the tree a
+    change of those folders can have changed."""
     assets: dict[str, AssetFile] = {}
     dirs: dict[str, int] = {}
     for top in (team, *learnings_roots):
-        for folder in (top, os.path.dirname(top)):
-            dirs[folder] = dir_mtime(folder)
+        mtime = dir_mtime(top)
+        watched = top if mtime >= 0 else os.path.dirname(top)
+        if within is None or _inside(watched, within):
+            dirs[watched] = mtime if mtime >= 0 else dir_mtime(watched)
     for folder, kind in (("rules", RULE), ("docs", DOC)):
-        for rel, path, mtime, size in _md_files(os.path.join(team, folder), dirs):
+        for rel, path, mtime, size in _md_files(os.path.join(team, folder), dirs, within):
             tree_path = f"{folder}/{rel}"
             assets[tree_path] = AssetFile(kind, tree_path, _base_key(rel), path, mtime, size)
     skills = os.path.join(team, "skills")
-    for rel, path, mtime, size in _md_files(skills, dirs):
+    for rel, path, mtime, size in _md_files(skills, dirs, within):
         if rel.endswith("/SKILL.md"):
             directory = rel[: -len("/SKILL.md")]
             tree_path = f"skills/{directory}"
             assets[tree_path] = AssetFile(SKILL, tree_path, directory.rsplit("/", 1)[-1], path, mtime, size)
     wiki = os.path.join(team, *WIKI_PREFIX.rstrip("/").split("/"))
-    for rel, path, mtime, size in _md_files(wiki, dirs):
+    for rel, path, mtime, size in _md_files(wiki, dirs, within):
         if "/" not in rel:
             continue  # a page lives inside a codebase folder
         tree_path = WIKI_PREFIX + rel
         assets[tree_path] = AssetFile(WIKI, tree_path, rel[:-3], path, mtime, size)
     for root in learnings_roots:
-        for rel, path, mtime, size in _md_files(root, dirs):
+        for rel, path, mtime, size in _md_files(root, dirs, within):
             ident = rel[:-3]
             tree_path = f"learnings/{ident}"
             if tree_path not in assets:  # first root wins
                 assets[tree_path] = AssetFile(LEARNING, tree_path, ident, path, mtime, size)
     for part in ("teamwiki", "teamwiki/evidence"):
         folder = os.path.join(team, part)
-        dirs[folder] = dir_mtime(folder)
+        if within is None or _inside(folder, within):
+            dirs[folder] = dir_mtime(folder)
     return [assets[k] for k in sorted(assets)], dirs

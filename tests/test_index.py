@@ -149,3 +149,63 @@ def test_now_stamp_matches_stamp_of_now():
     parsed = clock.parse_instant(live)
     assert abs(parsed.timestamp() - clock.now({}).timestamp()) < 5
     assert len(live) == 24 and live.endswith("Z")
+
+
+def _record_walks(monkeypatch) -> list:
+    from reference import tree
+
+    calls: list = []
+    real = tree.walk_with_dirs
+
+    def spy(team, roots, within=None):
+        calls.append(within)
+        return real(team, roots, within)
+
+    monkeypatch.setattr(tree, "walk_with_dirs", spy)
+    return calls
+
+
+def test_large_tree_walks_only_the_folders_that_changed(tmp_path, large_mode, monkeypatch):
+    team = _tree(tmp_path, 12)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    calls = _record_walks(monkeypatch)
+    assert _search(home, team, "alpha")  # nothing moved: no walk at all
+    assert calls == []
+    (team / "learnings" / "ns1" / "zebra.md").write_text("---\ntitle: Zebra one\n---\nx\n")
+    assert _search(home, team, "zebra") == ["Zebra one"]
+    assert calls == [(str(team / "learnings" / "ns1"),)]
+    (tmp_path / "sibling-of-the-team").mkdir()  # the team's parent is not watched while the team exists
+    calls.clear()
+    _search(home, team, "zebra")
+    assert calls == []
+
+
+def test_large_tree_sees_new_and_removed_folders(tmp_path, large_mode):
+    import shutil
+
+    team = _tree(tmp_path, 12)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    new = team / "learnings" / "fresh" / "deeper"
+    new.mkdir(parents=True)
+    (new / "kiwi.md").write_text("---\ntitle: Kiwi note\n---\nx\n")
+    assert _search(home, team, "kiwi") == ["Kiwi note"]
+    shutil.rmtree(team / "learnings" / "fresh")
+    assert _search(home, team, "kiwi") == []
+    shutil.rmtree(team / "learnings" / "ns2")
+    titles = _search(home, team, "note alpha")
+    assert titles and not any(t in ("Note 2 alpha", "Note 5 alpha") for t in titles)
+    scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
+    conn = index.open_index(scope)
+    assert conn.execute("SELECT count(*) FROM assets").fetchone()[0] == 8  # 12 less the four in ns2
+    assert conn.execute("SELECT value FROM meta WHERE name = 'assets'").fetchone()[0] == "8"
+
+
+def test_creating_a_missing_root_is_noticed(tmp_path, large_mode):
+    team = _tree(tmp_path, 12)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    (team / "rules").mkdir()
+    (team / "rules" / "walrus.md").write_text("---\ntitle: Walrus rule\n---\nx\n")
+    assert _search(home, team, "walrus") == ["Walrus rule"]

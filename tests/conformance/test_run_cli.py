@@ -73,7 +73,8 @@ def test_json_lines_and_junit_reports(tmp_path):
     head, cases, foot = lines[0], lines[1:-1], lines[-1]
     assert head["kind"] == "header" and head["protocol"] == 1 and head["implementation"]["name"] == "teamai-ref"
     assert {c["id"]: c["outcome"] for c in cases}["fx-designed-to-fail"] == "fail"
-    assert foot == {"kind": "footer", "totals": {"pass": 3, "fail": 1}, "finished": foot["finished"], "exit": 1}
+    assert foot == {"kind": "footer", "totals": {"pass": 3, "fail": 1}, "finished": foot["finished"], "exit": 1,
+                    "clauses": {"total": 6, "by_scenarios": 5, "unit_tests_only": [], "untested": ["FX-UNTESTED"]}}
     suites = ET.parse(junit).getroot()
     names = {tc.get("name"): tc for tc in suites.iter("testcase")}
     assert names["fx-designed-to-fail"].find("failure") is not None
