@@ -18,10 +18,10 @@ from . import outcomes, timeline
 from .capabilities import action_of, missing, needs
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
-from .expect import StepOutcome, evaluate
+from .expect import Mismatch, StepOutcome, evaluate
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
-from .substitute import Context, SubstitutionError, set_paths
+from .substitute import Context, NotPrinted, SubstitutionError, set_paths
 
 DEFAULT_TIMEOUT = 60.0
 RUN_ID = re.compile(r" run=([0-9A-Za-z-]+)\s*$", re.MULTILINE)
@@ -145,6 +145,11 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
                        "stats": norm(observed.get("stats"))}
     try:
         mismatches = evaluate(expect, observed, done, ctx, norm)
+    except NotPrinted as exc:  # e.g. no run id on the start line: an expectation that cannot hold
+        printed = ctx.steps.get(exc.step, {}).get("output")
+        mismatches = [Mismatch(f"expect.steps.{exc.step}", f"{exc}; every expectation that names it fails",
+                               "a run id ( run=<id>)" if exc.what == "run" else f"its {exc.what}",
+                               norm.text(printed or ""))]
     except SubstitutionError as exc:
         raise ScenarioError(f"in expect: {exc}") from exc
     if mismatches:

@@ -34,6 +34,15 @@ class SubstitutionError(ValueError):
     pass
 
 
+class NotPrinted(SubstitutionError):
+    """A reference to what a step should have printed but did not: the implementation's fault."""
+
+    def __init__(self, message: str, step: str, what: str) -> None:
+        super().__init__(message)
+        self.step = step
+        self.what = what
+
+
 @dataclass
 class Context:
     """What substitutions resolve against: earlier steps and the sandbox the driver answered."""
@@ -53,7 +62,7 @@ class Context:
                 raise SubstitutionError(f"${{{ref}}}: no earlier step is named {name!r}")
             value = self.steps[name].get(what)
             if value is None:
-                raise SubstitutionError(f"${{{ref}}}: step {name!r} printed no {what}")
+                raise NotPrinted(f"${{{ref}}}: step {name!r} printed no {what}", name, what)
             return str(value)
         if ref.startswith("path:"):
             return self._asset(ref[5:], self.paths, "team", learnings=True)

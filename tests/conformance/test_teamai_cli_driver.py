@@ -7,21 +7,23 @@ Skipped where node or npm is missing or the package cannot be installed. The rec
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conformance import capabilities, corpus, driver, outcomes, pool
+from conformance import capabilities, corpus, driver, expectations, outcomes, pool
 from conformance.drivers import teamai_cli, teamai_cli_home
 
 ROOT = Path(__file__).resolve().parents[2]
-FORMAT_CASES = ["recall-end-and-footer", "recall-tags-line", "recall-hit-header-rule"]
+FORMAT_CASES = ["recall-end-and-footer", "recall-tags-line"]
 RUN_ID_CASES = ["recall-start-line-plural", "recall-limit-five"]
+EXPECTATIONS = ROOT / "conformance" / "expectations" / "teamai-cli-0.25.toml"
 
 
 @pytest.fixture(scope="module")
-def cli() -> driver.Driver:
+def cli() -> Iterator[driver.Driver]:
     if teamai_cli_home.install() is None:
         pytest.skip("teamai-cli 0.25.0 is not available (node, npm or the package missing)")
     active = driver.connect("teamai-cli")
@@ -53,8 +55,19 @@ def test_run_id_cases_fail_with_a_readable_mismatch(cli, loaded):
     results = pool.run_all("teamai-cli", loaded, loaded.select(RUN_ID_CASES), {}, driver=cli)
     for result in results:
         assert result.outcome == outcomes.FAIL, (result.id, result.message)
-        assert "run=" in result.message and "[teamai:recall:start]" in result.message, result.message
+        miss = result.mismatches[0]
+        assert "printed no run" in result.message and "run=" in miss["expected"], result.message
+        assert miss["actual"].startswith("--- [teamai:recall:start] --- ("), miss["actual"]
         assert result.steps[0]["exit"] == 0  # 0.25 answered; it just prints no run id
+
+
+def test_the_committed_expectations_hold_for_the_recall_area(cli, loaded):
+    expected = expectations.load(EXPECTATIONS)
+    assert all(e.reason and not e.reason.startswith(("fail:", "error:")) for e in expected.values())
+    results = pool.run_all("teamai-cli", loaded, loaded.select(["recall"]), expected, driver=cli)
+    unexpected = [(r.id, r.outcome, r.message) for r in results if r.outcome in outcomes.UNEXPECTED]
+    assert unexpected == []
+    assert {r.outcome for r in results} >= {outcomes.PASS, outcomes.XFAIL, outcomes.NOT_APPLICABLE}
 
 
 def test_the_step_instant_reaches_the_ledger(cli):
@@ -94,3 +107,47 @@ def test_learnings_roots_fold_into_one_folder_first_root_wins():
                "learnings_roots": [{"a.md": "first"}, {"a.md": "second", "b.md": "only"}]}
     assert teamai_cli.team_tree(message) == {"rules/r.md": "rule", "learnings/a.md": "first",
                                              "learnings/b.md": "only"}
+
+
+NO_RUN_ID = """id: fx-needs-run-id
+title: The start line carries a run id
+clauses: [RUN-ID-START-LINE]
+provenance: derived
+agents: []
+team: {}
+steps:
+  - recall: redis
+    as: r1
+expect:
+  steps:
+    r1:
+      output_contains: ["run=${r1.run}"]
+"""
+
+
+def test_a_run_id_never_printed_is_a_failure_of_the_implementation(tmp_path):
+    """Needs no node: any implementation without #884 prints no run id, and that is a fail, not an
+    error of the scenario."""
+    (tmp_path / "scenarios" / "recall").mkdir(parents=True)
+    (tmp_path / "payloads").mkdir()
+    (tmp_path / "scenarios" / "recall" / "needs-run-id.yaml").write_text(NO_RUN_ID, encoding="utf-8")
+    loaded = corpus.load(tmp_path)
+
+    def legacy(message: dict) -> dict:
+        extra: dict = {}
+        if message["cmd"] == "start":
+            extra = {"protocol": 1, "implementation": {"name": "legacy", "version": "0"},
+                     "capabilities": {"commands": ["recall"], "agents": [], "log": False, "hold": []}}
+        elif message["cmd"] == "open":
+            extra = {"paths": {}, "user_paths": {}, "roots": {"team": "/nowhere", "learnings": []}}
+        elif message["cmd"] == "recall":
+            extra = {"exit": 0, "stdout": "--- [teamai:recall:start] --- (0 results)\n", "stderr": ""}
+        elif message["cmd"] == "observe":
+            extra = {"votes": {}, "log": [], "stats": None, "raw": {}}
+        return {"seq": message["seq"], "ok": True, **extra}
+
+    (result,) = pool.run_all("legacy", loaded, loaded.scenarios, {},
+                             driver=driver.LocalDriver(lambda: legacy, "legacy"))
+    assert result.outcome == outcomes.FAIL, result.message
+    assert result.mismatches[0]["path"] == "expect.steps.r1"
+    assert result.mismatches[0]["actual"] == "--- [teamai:recall:start] --- (0 results)\n"
