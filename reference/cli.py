@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the 
     import argparse
     from typing import IO, Any
 
+    from .config import Config
+
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INPUT, EXIT_BUSY = 0, 1, 2, 3, 4
 
 
@@ -118,7 +120,7 @@ _EXTRA: list[tuple[str, str, str]] = [
 ]
 
 
-def _load_config(args: argparse.Namespace, io: Io):  # type: ignore[no-untyped-def]
+def _load_config(args: argparse.Namespace, io: Io) -> Config:
     from . import config
 
     cfg = config.load(io.env, getattr(args, "team", None), getattr(args, "user_team", None))

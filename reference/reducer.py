@@ -642,7 +642,7 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
     instant = now(cfg.env)
     ts = stamp(instant)
     now_epoch = instant.timestamp()
-    wait = lock_wait(cfg.env)  # type: ignore[arg-type]
+    wait = lock_wait(cfg.env)
     lines: list[Record] = []
     credits = [d for d in decisions if d.credit]
     try:

@@ -106,7 +106,7 @@ def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
     scope = cfg.active
     instant = now(cfg.env).timestamp()
     result = PruneResult()
-    with locked(scope.log_lock, "the recall log", lock_wait(cfg.env)):  # type: ignore[arg-type]
+    with locked(scope.log_lock, "the recall log", lock_wait(cfg.env)):
         try:
             with open(scope.log_path, "rb") as fh:
                 data = fh.read()

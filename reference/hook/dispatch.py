@@ -196,7 +196,7 @@ def _dispatch(agent: str, event_name: str, env: Mapping[str, str], stdin: IO[byt
         return
     scope = cfg.active
     try:  # every line is encoded before the lock is taken, so a bad one writes nothing
-        append(scope.log_path, scope.log_lock, outcome.records, lock_wait(dict(env)))
+        append(scope.log_path, scope.log_lock, outcome.records, lock_wait(env))
     except UnicodeError:
         debug("the payload holds text that is not valid Unicode: ignored")
 
