@@ -4,6 +4,9 @@ The first step runs at ``start`` (default 2026-11-30T10:00:00Z). A step's ``at``
 absolute ISO 8601 instant or ``+<n><unit>`` (s, m, h, d) after the previous step; without
 ``at`` a step runs one second after the previous one. Instants are spelled in UTC with
 milliseconds and ``Z``, the spelling the reference writes.
+
+The harness parses instants itself rather than through ``reference.clock``: it must judge any
+implementation, so nothing in it may depend on the implementation it is judging.
 """
 
 from __future__ import annotations
