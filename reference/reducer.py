@@ -26,8 +26,8 @@ Rules, in the order they apply:
    printed that doc, the read's ``ts`` lies in ``[run ts, run ts + 24 h]`` (both edges included),
    the doc is ``eligible``, the read is not by a maker (rule 2), and its status counts
    (``success``; ``unknown`` only for a ``simple`` read). ``exact`` evidence must equal the
-   printed path (both in ``hook/paths.canonical`` spelling); other evidence uses the suffix
-   match of ``hook/paths.suffix_match`` (the base name and two folders, one candidate only).
+   printed path (both in ``pathmatch.canonical`` spelling); other evidence uses the suffix
+   match of ``pathmatch.suffix_match`` (the base name and two folders, one candidate only).
 5. **Crediting.** Each (root session, doc key) is credited at most once in any 24 h of read
    time: a matched read within 24 h of a read that already credited the pair is *covered*. A
    new credit adds one to ``upvoted_count`` in the votes ledger unless the per-session ledger
@@ -58,7 +58,7 @@ from datetime import datetime
 
 from . import upvoted
 from .clock import ClockError, now, parse_instant, stamp
-from .hook.paths import canonical, suffix_match
+from .pathmatch import canonical, suffix_match
 from .storage import Busy, lock_wait
 
 TYPE_CHECKING = False  # typing is not imported at run time: a Stop pays for every import
@@ -534,7 +534,7 @@ _COMPARABLE: dict[str, str] = {}
 
 
 def _comparable(path: str) -> str:
-    """The printed path in the spelling exact evidence uses (``hook/paths.canonical``); a plain
+    """The printed path in the spelling exact evidence uses (``pathmatch.canonical``); a plain
     POSIX path is already in it, so the costly fold runs only for unusual spellings."""
     if "\\" not in path and "/." not in path and "//" not in path and path[1:2] != ":":
         return path

@@ -5,7 +5,7 @@ can tell the recall subagent's reads from everyone else's:
 
 - ``claim``: a shell call that invoked recall printed this run id (``claims.py``);
 - ``evidence``: a read of a ``.md`` file under the knowledge roots, by a read tool, a shell reader
-  or a search that showed content (``categories.py``, ``shell.py``, ``search.py``, ``paths.py``);
+  or a search that showed content (``categories.py``, ``shell.py``, ``search.py``, ``../pathmatch.py``);
 - ``link``: the call started a child session (OpenCode's ``task``).
 
 Status: a failed call gives no claim and no evidence. When the status is unknown (Codex's shell
@@ -18,7 +18,8 @@ Nothing of the command line, the output or the file content is copied into a lin
 
 from __future__ import annotations
 
-from . import categories, claims, paths, search, shell
+from .. import pathmatch
+from . import categories, claims, search, shell
 from .toolcall import FAILURE, UNKNOWN, ToolCall
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
@@ -54,9 +55,9 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
     seen: set[tuple[str, bool]] = set()
 
     def evidence(raw: str, base: str | None, via: str, simple: bool, why: str) -> None:
-        found = paths.evidence_path(raw, base, roots)
+        found = pathmatch.evidence_path(raw, base, roots)
         if found is None:
-            if not paths.is_markdown(raw.strip()):
+            if not pathmatch.is_markdown(raw.strip()):
                 notes.append(f"{raw!r}: not a .md file, so not a knowledge doc")
             else:
                 notes.append(f"{raw!r}: not under the knowledge roots")
@@ -117,7 +118,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
             else:
                 base = call.base
                 if action.chdir is not None:
-                    base = paths.resolve(action.chdir, base)
+                    base = pathmatch.resolve(action.chdir, base)
                 operands = tuple(w.text for w in action.operands)
                 for raw, why in search.shown(call.output, operands, action.mode):
                     evidence(raw, base, "shell", False, why)

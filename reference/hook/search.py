@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from . import paths
+from .. import pathmatch
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE = re.compile(r"^(.+?\.md):", re.IGNORECASE | re.MULTILINE)
@@ -35,7 +35,7 @@ def shown(output: str, input_paths: tuple[str, ...], mode: str) -> list[tuple[st
         return []
     found: list[tuple[str, str]] = []
     text = _ANSI.sub("", output) if "\x1b" in output else output
-    if len(input_paths) == 1 and paths.is_markdown(input_paths[0]) and text.strip():
+    if len(input_paths) == 1 and pathmatch.is_markdown(input_paths[0]) and text.strip():
         found.append((input_paths[0], "the search ran on this one file and printed matches"))
     for m in _LINE.finditer(text):
         candidate = m.group(1)

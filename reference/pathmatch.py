@@ -1,5 +1,8 @@
 """When a path a tool touched is the path recall printed.
 
+Both sides use it: the hook spells and resolves the paths it records, and the reducer compares them
+with the paths recall printed, so the one spelling lives below both.
+
 Recall prints absolute paths. Tools report paths as the agent wrote them: relative to the call's
 folder, with ``.`` and ``..``, with Windows backslashes, with a lower-case drive letter, or in Git
 Bash's ``/c/Users/...`` form. Both sides are brought to one spelling (forward slashes, upper-case

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.hook import paths
+from reference import pathmatch
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -21,7 +21,7 @@ from reference.hook import paths
     ("/cc/x.md", "/cc/x.md"),
 ])
 def test_normalize(raw: str, expected: str) -> None:
-    assert paths.normalize(raw) == expected
+    assert pathmatch.normalize(raw) == expected
 
 
 @pytest.mark.parametrize(("raw", "base", "expected"), [
@@ -35,31 +35,31 @@ def test_normalize(raw: str, expected: str) -> None:
     (r"C:\proj\..\team\x.md", None, "C:/team/x.md"),
 ])
 def test_resolve_against_the_base(raw: str, base: str | None, expected: str) -> None:
-    assert paths.resolve(raw, base) == expected
+    assert pathmatch.resolve(raw, base) == expected
 
 
 def test_a_relative_path_without_a_base_does_not_resolve() -> None:
-    assert paths.resolve("learnings/x.md", None) is None
-    assert paths.resolve("learnings/x.md", "relative/base") is None
+    assert pathmatch.resolve("learnings/x.md", None) is None
+    assert pathmatch.resolve("learnings/x.md", "relative/base") is None
 
 
 def test_evidence_only_for_markdown_under_the_roots(tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = str(tmp_path / "team")
-    assert paths.evidence_path("learnings/x.md", root, [root]) == (f"{root}/learnings/x.md", True)
-    assert paths.evidence_path("learnings/x.txt", root, [root]) is None
-    assert paths.evidence_path("/elsewhere/x.md", root, [root]) is None
-    assert paths.evidence_path(f"{root}/../team/X.MD", None, [root]) == (f"{root}/X.MD", True)
-    assert paths.evidence_path(f"{root}2/x.md", None, [root]) is None  # a sibling folder is not inside
-    assert paths.evidence_path("./learnings/x.md", None, [root]) == ("learnings/x.md", False)
-    assert paths.evidence_path(None, root, [root]) is None
-    assert paths.evidence_path("", root, [root]) is None
+    assert pathmatch.evidence_path("learnings/x.md", root, [root]) == (f"{root}/learnings/x.md", True)
+    assert pathmatch.evidence_path("learnings/x.txt", root, [root]) is None
+    assert pathmatch.evidence_path("/elsewhere/x.md", root, [root]) is None
+    assert pathmatch.evidence_path(f"{root}/../team/X.MD", None, [root]) == (f"{root}/X.MD", True)
+    assert pathmatch.evidence_path(f"{root}2/x.md", None, [root]) is None  # a sibling folder is not inside
+    assert pathmatch.evidence_path("./learnings/x.md", None, [root]) == ("learnings/x.md", False)
+    assert pathmatch.evidence_path(None, root, [root]) is None
+    assert pathmatch.evidence_path("", root, [root]) is None
 
 
 def test_symlinked_folders_resolve_to_the_real_root(tmp_path) -> None:  # type: ignore[no-untyped-def]
     real = tmp_path / "real"
     (real / "learnings").mkdir(parents=True)
     (tmp_path / "link").symlink_to(real)
-    found = paths.evidence_path(str(tmp_path / "link" / "learnings" / "x.md"), None, [str(real)])
+    found = pathmatch.evidence_path(str(tmp_path / "link" / "learnings" / "x.md"), None, [str(real)])
     assert found == (str(real / "learnings" / "x.md"), True)
 
 
@@ -80,7 +80,7 @@ PRINTED = ["/home/ana/team/learnings/redis-timeout.md", "/home/ana/team/learning
     ("", None),
 ])
 def test_suffix_match(given_path: str, expected: str | None) -> None:
-    assert paths.suffix_match(given_path, PRINTED) == expected
+    assert pathmatch.suffix_match(given_path, PRINTED) == expected
 
 
 _segment = st.text(st.sampled_from("abcXYZ0-_."), min_size=1, max_size=6).filter(lambda s: s not in (".", ".."))
@@ -91,10 +91,10 @@ _segment = st.text(st.sampled_from("abcXYZ0-_."), min_size=1, max_size=6).filter
        st.sampled_from(["", "c:", "C:", "/c"]))
 def test_normalize_is_idempotent_and_separator_blind(segs: list[str], sep: str, drive: str) -> None:
     raw = drive + sep + sep.join(segs)
-    once = paths.normalize(raw)
-    assert paths.normalize(once) == once
+    once = pathmatch.normalize(raw)
+    assert pathmatch.normalize(once) == once
     assert "\\" not in once
-    assert once == paths.normalize(raw.replace("\\", "/"))
+    assert once == pathmatch.normalize(raw.replace("\\", "/"))
     if drive:
         assert once.startswith("C:/")
 
@@ -104,7 +104,7 @@ def test_normalize_is_idempotent_and_separator_blind(segs: list[str], sep: str, 
 def test_a_relative_path_resolves_to_the_same_file_as_posix_does(segs: list[str], dots: list[str]) -> None:
     base = "/base/a/b/c"
     rel = "/".join(dots + segs)
-    assert paths.resolve(rel, base) == posixpath.normpath(posixpath.join(base, rel))
+    assert pathmatch.resolve(rel, base) == posixpath.normpath(posixpath.join(base, rel))
 
 
 @settings(max_examples=150, deadline=None)
@@ -112,5 +112,5 @@ def test_a_relative_path_resolves_to_the_same_file_as_posix_does(segs: list[str]
 def test_a_long_enough_suffix_of_a_single_printed_path_matches_it(segs: list[str], k: int) -> None:
     printed = "/srv/" + "/".join(segs)
     suffix = "/".join(segs[-min(k, len(segs)):])
-    assert paths.suffix_match(suffix, [printed]) == printed
-    assert paths.suffix_match(suffix, [printed, "/other/" + "/".join(segs)]) is None
+    assert pathmatch.suffix_match(suffix, [printed]) == printed
+    assert pathmatch.suffix_match(suffix, [printed, "/other/" + "/".join(segs)]) is None
