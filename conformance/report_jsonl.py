@@ -6,7 +6,8 @@ the results page) could be rebuilt from these lines.
 Fields were added over time, never renamed or removed, so a reader of a newer report keeps
 working on an older one: the header's ``clauses`` (the catalogue's texts) and ``expectations``,
 and each case's ``observed`` state and the facts its scenario holds (``path``, ``provenance``,
-``plan``, ``expect``, ``hooks``) may be absent.
+``plan``, ``expect``, ``hooks``) may be absent. An observed log longer than ``2 * LOG_KEPT``
+lines keeps its ends, and ``observed.log_omitted`` counts the lines left out between them.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def _cases(path: Path) -> list[dict]:
 def test_report_carries_clause_texts_facts_and_observed_state(runs):
     head, cases, foot = report_jsonl.read(runs[0])
     assert head["clauses"]["FX-SHADOW"]["text"] == "A workspace entry shadows a user entry with the same key."
-    assert head["expectations"] is None or "expectations" in head  # the reference's default file, if any
+    assert head["expectations"] == "conformance/expectations/reference.toml"  # the reference's default, by its corpus path
     stop = next(c for c in cases if c["id"] == "fx-read-then-stop")
     assert stop["path"] == "scenarios/attribution/fx-read-then-stop.yaml" and stop["provenance"] == "spec-example"
     assert [s.get("hook") or s.get("recall") for s in stop["plan"]] == ["redis", "claude/post-tool-use-read",
@@ -222,6 +222,16 @@ def test_the_page_shows_the_reports_numbers(browser, page, runs):
     for area, clause, per_column in clause_cells:
         for counts, (_h, cases, _f) in zip(per_column, reports, strict=True):
             assert counts == dict(Counter(c["outcome"] for c in cases if c["area"] == area and clause in c["clauses"]))
+    event_cells = browser.js("""Array.from(document.querySelectorAll('#events td[data-col]')).map(td => {
+        const b = td.querySelector('.evbtn');
+        return [b.dataset.agent, b.dataset.event, Object.fromEntries(Array.from(td.querySelectorAll('[data-outcome]'))
+          .map(s => [s.dataset.outcome, Number(s.querySelector('b').textContent)]))]; })""")
+    assert len(event_cells) == 2 * len(reports)
+    for n, (agent, event, counts) in enumerate(event_cells):
+        cases = reports[n % len(reports)][1]
+        hooked = [c for c in cases if c["area"] == "attribution"
+                  and any(h["agent"] == agent and h["event"] == event for h in c["hooks"])]
+        assert hooked and counts == dict(Counter(c["outcome"] for c in hooked))
     assert browser.js("document.getElementById('f-status').textContent") == "6 of 6 cases · 5 of 5 clause rows"
     assert browser.js("document.documentElement.scrollWidth") <= 1280  # no sideways scrolling on a laptop
     SHOTS.mkdir(parents=True, exist_ok=True)
