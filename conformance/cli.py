@@ -173,7 +173,11 @@ def _report(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         except clause_catalogue.CatalogueError:
             pass
         facts = report_jsonl.facts(corpus.scenarios, corpus.payloads)
-    report_html.write(args.html, runs, texts, facts)
+    try:
+        report_html.write(args.html, runs, texts, facts)
+    except OSError as exc:
+        err.write(f"teamai-conformance: error: {args.html}: cannot be written: {exc.strerror or exc}\n")
+        return EXIT_USAGE
     out.write(f"results page written to {args.html}\n")
     return EXIT_OK
 

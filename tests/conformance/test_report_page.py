@@ -142,6 +142,13 @@ def test_a_bad_report_is_one_clear_line_and_no_page(tmp_path, text, message):
     assert code == cli.EXIT_USAGE and "cannot be read" in err
 
 
+def test_a_page_that_cannot_be_written_is_one_clear_line(runs, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = _main("report", str(runs[0]), "--html", str(blocker / "page.html"))
+    assert code == cli.EXIT_USAGE and "cannot be written" in err and err.count("\n") == 1
+
+
 def test_run_writes_the_page_for_one_run(tmp_path):
     out = tmp_path / "one.html"
     corpus = report_runs.corpus(tmp_path)
