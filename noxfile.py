@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import nox
 
 nox.options.sessions = ["tests", "lint", "typecheck", "corpus_lint", "conformance"]
@@ -61,6 +64,38 @@ def conformance_teamai_cli(session: nox.Session) -> None:
     _install(session)
     session.run("teamai-conformance", "run", "--impl", "teamai-cli", "--jobs", "2",
                  "--expectations", "conformance/expectations/teamai-cli-0.25.toml", *session.posargs)
+
+
+@nox.session
+def report(session: nox.Session) -> None:
+    """The results page: the corpus against the reference and, where node is present, teamai-cli
+    0.25.0, side by side in reports/index.html (with a screenshot where Chromium is installed).
+    Arguments narrow both runs (``nox -s report -- --only recall``)."""
+    _install(session)
+    out = Path("reports")
+    out.mkdir(exist_ok=True)
+    runs = [out / "reference.jsonl", out / "teamai-cli-0.25.jsonl"]
+    for stale in [*runs, out / "index.html", out / "index.png"]:
+        stale.unlink(missing_ok=True)
+    session.run("teamai-conformance", "run", "--jobs", "2", "--report", str(runs[0]), *session.posargs,
+                success_codes=[0, 1])
+    if shutil.which("node") and shutil.which("npm"):
+        session.run("teamai-conformance", "run", "--impl", "teamai-cli", "--jobs", "2",
+                    "--expectations", "conformance/expectations/teamai-cli-0.25.toml",
+                    "--report", str(runs[1]), *session.posargs, success_codes=[0, 1, 4])
+    else:
+        session.log("node and npm are not installed: the page has the reference's column only")
+    page = out / "index.html"
+    session.run("teamai-conformance", "report", *(str(r) for r in runs if r.is_file()), "--html", str(page))
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser:
+        profile = session.create_tmp()
+        session.run(browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={profile}/chromium", "--hide-scrollbars", "--window-size=1280,900",
+                    f"--screenshot={(out / 'index.png').resolve()}", page.resolve().as_uri(),
+                    external=True, silent=True, success_codes=[0, 1])
+    session.log(f"results page: {page.resolve()}")
 
 
 def _install(session: nox.Session, *extra: str) -> None:

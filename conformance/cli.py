@@ -25,7 +25,7 @@ from typing import IO
 
 from . import clauses as clause_catalogue
 from . import corpus as corpus_mod
-from . import expectations, lint, outcomes, pool, report_jsonl, report_junit, report_terminal
+from . import expectations, lint, outcomes, pool, report_html, report_jsonl, report_junit, report_terminal
 from .capabilities import needs
 from .driver import DriverUnusable, connect
 
@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="rewrite the expectations file from this run")
     run.add_argument("--report", type=Path, metavar="FILE", help="write the JSON-lines report")
     run.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    run.add_argument("--html", type=Path, metavar="FILE", help="write the results page (one self-contained HTML file)")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per case (default 60)")
     listing = sub.add_parser("list", help="list the cases")
@@ -68,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one case with its clauses")
     show.add_argument("id")
     sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
+    page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
+    page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
+    page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
     drv = sub.add_parser("driver", help="serve the protocol on stdin/stdout")
     drv.add_argument("name", choices=["reference"])
     drv.add_argument("--exec", dest="exec_mode", choices=["in-driver", "cli"], default="in-driver",
@@ -90,6 +94,8 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
         from .server import serve
 
         return serve(ReferenceBackend(as_subprocess if args.exec_mode == "cli" else in_process))
+    if args.command == "report":
+        return _report(args, out, err)
     root = (args.corpus or DEFAULT_ROOT).resolve()
     if not (root / "scenarios").is_dir():
         err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
@@ -145,6 +151,37 @@ def _show(corpus: corpus_mod.Corpus, case_id: str, out: IO[str], err: IO[str]) -
     return EXIT_OK
 
 
+def _report(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """The page from finished reports. Reports written before they carried the clause texts and
+    each case's scenario facts get them from the corpus (``--corpus``, or this project's)."""
+    try:
+        runs = [report_jsonl.read(path) for path in args.reports]
+    except report_jsonl.ReportError as exc:
+        err.write(f"teamai-conformance: error: {exc}\n")
+        return EXIT_USAGE
+    for path, (head, cases, _foot) in zip(args.reports, runs, strict=True):
+        if not head and not cases:
+            err.write(f"teamai-conformance: error: {path}: not a teamai-conformance report (no header, no case)\n")
+            return EXIT_USAGE
+    texts: dict[str, dict[str, str]] = {}
+    facts: dict[str, dict[str, object]] = {}
+    root = (args.corpus or DEFAULT_ROOT).resolve()
+    if (root / "scenarios").is_dir():
+        corpus = corpus_mod.load(root)
+        try:
+            texts = report_jsonl.clause_texts(clause_catalogue.load(corpus.clauses_path))
+        except clause_catalogue.CatalogueError:
+            pass
+        facts = report_jsonl.facts(corpus.scenarios, corpus.payloads)
+    try:
+        report_html.write(args.html, runs, texts, facts)
+    except OSError as exc:
+        err.write(f"teamai-conformance: error: {args.html}: cannot be written: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    out.write(f"results page written to {args.html}\n")
+    return EXIT_OK
+
+
 def _expectations_path(args: argparse.Namespace, root: Path) -> Path | None:
     if args.expectations:
         return Path(args.expectations)
@@ -163,6 +200,14 @@ def _rerun(args: argparse.Namespace, root: Path, case_id: str) -> str:
     if args.expectations:
         parts += ["--expectations", str(args.expectations)]
     return shlex.join(parts)
+
+
+def _shown_path(path: Path | None, root: Path) -> str | None:
+    """A file of the corpus by its path in the corpus (a report is read on other machines too)."""
+    if path is None:
+        return None
+    resolved = path.resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
 
 
 def _now() -> str:
@@ -229,10 +274,16 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__,
                                      clause_summary["unit_tests_only"]))
     code = EXIT_UNEXPECTED if any(r.outcome in outcomes.UNEXPECTED for r in results) else EXIT_OK
-    if args.report:
+    if args.report or args.html:
         head = report_jsonl.header({**info, "impl": args.impl}, {"root": str(root), "commit": _commit(root),
-                                                               "scenarios": len(corpus.scenarios)}, started)
-        report_jsonl.write(args.report, head, results, report_jsonl.footer(results, _now(), code, clause_summary), rerun)
+                                                               "scenarios": len(corpus.scenarios)}, started,
+                                   catalogue, _shown_path(exp_path, root))
+        foot = report_jsonl.footer(results, _now(), code, clause_summary)
+        facts = report_jsonl.facts(chosen, corpus.payloads)
+        if args.report:
+            report_jsonl.write(args.report, head, results, foot, rerun, facts)
+        if args.html:
+            report_html.write(args.html, [report_jsonl.build(head, results, foot, rerun, facts)])
     if args.junit:
         report_junit.write(args.junit, results, args.impl)
     if args.update_expectations:

@@ -45,4 +45,4 @@ class CaseResult:
         return {"id": self.id, "title": self.title, "area": self.area, "agents": self.agents,
                 "clauses": self.clauses, "outcome": self.outcome, "message": self.message,
                 "mismatches": self.mismatches, "steps": self.steps, "duration": round(self.duration, 4),
-                "reason": self.reason}
+                "reason": self.reason, **({"observed": self.observed} if self.observed is not None else {})}

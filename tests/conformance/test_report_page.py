@@ -1,0 +1,320 @@
+"""The results page: what the reports carry for it, the model's numbers, the command line, and
+the page itself in a real headless Chromium (numbers shown = numbers reported, filters, the
+drill-down by mouse and by keyboard, the width of a laptop)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import struct
+from collections import Counter
+from pathlib import Path
+
+import headless_chromium
+import pytest
+import report_runs
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import cli, report_diff, report_jsonl, report_model
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "reports" / "page-test"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Five real runs of the fixture corpus, the reference's first."""
+    root = tmp_path_factory.mktemp("page")
+    reports = report_runs.five_runs(root)
+    return [reports[0], *reports[1:]]
+
+
+@pytest.fixture(scope="module")
+def page(runs: list[Path]) -> Path:
+    out = runs[0].parent / "page.html"
+    code, _, err = _main("report", *map(str, runs), "--html", str(out))
+    assert code == cli.EXIT_OK, err
+    return out
+
+
+def _main(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _cases(path: Path) -> list[dict]:
+    return report_jsonl.read(path)[1]
+
+
+# -- what the report carries ------------------------------------------------------------------
+def test_report_carries_clause_texts_facts_and_observed_state(runs):
+    head, cases, foot = report_jsonl.read(runs[0])
+    assert head["clauses"]["FX-SHADOW"]["text"] == "A workspace entry shadows a user entry with the same key."
+    assert head["expectations"] == "conformance/expectations/reference.toml"  # the reference's default, by its corpus path
+    stop = next(c for c in cases if c["id"] == "fx-read-then-stop")
+    assert stop["path"] == "scenarios/attribution/fx-read-then-stop.yaml" and stop["provenance"] == "spec-example"
+    assert [s.get("hook") or s.get("recall") for s in stop["plan"]] == ["redis", "claude/post-tool-use-read",
+                                                                      "claude/stop"]
+    assert stop["hooks"] == [{"payload": "claude/post-tool-use-read", "agent": "claude", "event": "post-tool-use"},
+                             {"payload": "claude/stop", "agent": "claude", "event": "stop"}]
+    assert stop["expect"] == {"votes": {"redis-timeout": {"recalled_count": 1, "upvoted_count": 1}}}
+    assert stop["observed"]["votes"]["redis-timeout"]["upvoted_count"] == 1
+    assert stop["rerun"].endswith("run --only fx-read-then-stop")
+    assert foot is not None and foot["totals"] == dict(Counter(c["outcome"] for c in cases))
+    crash = report_jsonl.read(runs[1])[0]
+    assert crash["expectations"].endswith("fake-crash.toml")
+
+
+def test_a_long_observed_log_keeps_its_ends_and_counts_the_rest():
+    log = [{"kind": "run", "n": i} for i in range(1000)]
+    bounded = report_jsonl._bounded({"votes": {}, "log": log})
+    assert bounded["log"][0]["n"] == 0 and bounded["log"][-1]["n"] == 999
+    assert len(bounded["log"]) == 2 * report_jsonl.LOG_KEPT and bounded["log_omitted"] == 1000 - 2 * report_jsonl.LOG_KEPT
+    assert report_diff.state({"log_lines": 1000}, bounded) == [[" ", "{"], [" ", '  "log_lines": 1000'], [" ", "}"]]
+
+
+@pytest.mark.parametrize("event, spelled", [("PostToolUse", "post-tool-use"), ("postToolUse", "post-tool-use"),
+                                            ("subagent_stop", "subagent-stop"), ("stop", "stop")])
+def test_hook_events_are_spelled_one_way(event, spelled):
+    assert report_jsonl.kebab(event) == spelled
+
+
+# -- the model's numbers are the reports' -----------------------------------------------------
+def test_model_counts_are_counts_of_case_lines(runs):
+    reports = [report_jsonl.read(p) for p in runs]
+    model = report_model.build(reports)
+    assert [c["label"] for c in model["columns"]][0] == "teamai-ref 0.1.0 · reference"
+    for column, (_head, cases, foot) in zip(model["columns"], reports, strict=True):
+        assert column["totals"] == dict(Counter(c["outcome"] for c in cases)) == foot["totals"]
+    for row in model["clause_rows"]:
+        for column, (_head, cases, _foot) in zip(model["columns"], reports, strict=True):
+            named = [c for c in cases if c["area"] == row["area"] and row["clause"] in c["clauses"]]
+            assert row["counts"][column["key"]] == dict(Counter(c["outcome"] for c in named))
+    cells = {(c["agent"], c["event"]): c["cases"] for c in model["events"]["cells"]}
+    assert cells == {("claude", "post-tool-use"): ["fx-read-needs-hook", "fx-read-then-stop"],
+                     ("claude", "stop"): ["fx-read-then-stop"]}
+    assert model["areas"] == ["recall", "attribution"]  # the catalogue's order of areas, not the files'
+
+
+def test_an_old_report_still_renders_with_facts_from_the_corpus(runs, tmp_path):
+    old = tmp_path / "old.jsonl"
+    newer = ("observed", "path", "provenance", "plan", "expect", "hooks")
+    lines = [json.loads(x) for x in runs[0].read_text().splitlines()]
+    lines[0].pop("clauses")
+    lines[0].pop("expectations", None)
+    old.write_text("".join(json.dumps({k: v for k, v in x.items() if k not in newer}) + "\n" for x in lines))
+    out = tmp_path / "old.html"
+    corpus = runs[0].parent / "corpus"
+    code, _, err = _main("--corpus", str(corpus), "report", str(old), "--html", str(out))
+    assert code == cli.EXIT_OK, err
+    html = out.read_text()
+    assert "A workspace entry shadows a user entry with the same key." in html  # from the catalogue
+    assert '"path":"scenarios/attribution/fx-read-then-stop.yaml"' in html  # facts from the corpus
+    code, _, err = _main("--corpus", str(tmp_path), "report", str(old), "--html", str(out))
+    assert code == cli.EXIT_OK, err  # no corpus at all: still a page, ids without texts
+    assert "(not in the catalogue)" in out.read_text()
+
+
+def test_a_report_cut_short_is_a_column_marked_so(runs, tmp_path):
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(runs[0].read_text().splitlines(keepends=True)[:3]))
+    out = tmp_path / "cut.html"
+    assert _main("report", str(cut), "--html", str(out))[0] == cli.EXIT_OK
+    assert "cut short: no footer" in out.read_text()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"kind": "header"}\nnot json\n', ":2: not a JSON line"),
+    ("[1, 2]\n", ":1: not a JSON object"),
+    ("", "not a teamai-conformance report"),
+])
+def test_a_bad_report_is_one_clear_line_and_no_page(tmp_path, text, message):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(text)
+    out = tmp_path / "out.html"
+    code, _, err = _main("report", str(bad), "--html", str(out))
+    assert code == cli.EXIT_USAGE and message in err and err.count("\n") == 1
+    assert not out.exists()
+    code, _, err = _main("report", str(tmp_path / "missing.jsonl"), "--html", str(out))
+    assert code == cli.EXIT_USAGE and "cannot be read" in err
+
+
+def test_a_page_that_cannot_be_written_is_one_clear_line(runs, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = _main("report", str(runs[0]), "--html", str(blocker / "page.html"))
+    assert code == cli.EXIT_USAGE and "cannot be written" in err and err.count("\n") == 1
+
+
+def test_run_writes_the_page_for_one_run(tmp_path):
+    out = tmp_path / "one.html"
+    corpus = report_runs.corpus(tmp_path)
+    code, _, err = _main("--corpus", str(corpus), "run", "--only", "fx-designed-to-fail", "--html", str(out))
+    assert code == cli.EXIT_UNEXPECTED, err
+    html = out.read_text()
+    assert 'data-case="fx-designed-to-fail"' in html and 'data-outcome="fail">1<' in html
+    assert "<script src" not in html and "<link" not in html and "http://" not in html and "https://" not in html
+
+
+def test_state_diff_compares_only_what_the_scenario_pins():
+    observed = {"votes": {"a": {"recalled_count": 2, "upvoted_count": 0, "last_recalled_at": "x"},
+                          "b": {"upvoted_count": 3}}, "log": [{}, {}], "stats": None}
+    expect = {"votes": {"a": {"recalled_count": 1}, "gone": {"recalled_count": 1}}, "no_votes": ["b", "c"],
+              "log_lines": 2}
+    changed = [line for line in report_diff.state(expect, observed) if line[0] != " "]
+    assert changed == [["-", '      "upvoted_count": 0'], ["+", '      "upvoted_count": 3'],  # no_votes b
+                       ["-", '      "recalled_count": 1'], ["+", '      "recalled_count": 2'],  # votes a
+                       ["-", '    "gone": {'], ["-", '      "recalled_count": 1'], ["-", "    }"],
+                       ["+", '    "gone": "<missing>"']]
+    assert report_diff.state({"log_contains": [{}]}, observed) is None  # patterns, not state
+    assert report_diff.state(expect, None) is None  # an old report holds no observed state
+
+
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+                      max_leaves=12)
+
+
+@given(values, values)
+def test_a_diff_holds_both_sides(expected, actual):
+    lines = report_diff.lines(expected, actual)
+    assert [t for tag, t in lines if tag != "+"] == report_diff._as_lines(expected)
+    assert [t for tag, t in lines if tag != "-"] == report_diff._as_lines(actual)
+    assert all(tag == " " for tag, _ in lines) == (report_diff._as_lines(expected) == report_diff._as_lines(actual))
+
+
+# -- in a real browser ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def browser():
+    path, why = headless_chromium.find()
+    if path is None:
+        pytest.skip(f"the results page's browser test needs headless Chromium: {why}")
+    with headless_chromium.Browser(path) as b:
+        yield b
+
+
+def _shown(b: headless_chromium.Browser, selector: str) -> list[str]:
+    return b.js(f"Array.from(document.querySelectorAll({json.dumps(selector)}))"
+                ".filter(e => e.offsetParent !== null).map(e => e.dataset.case || e.dataset.clause)")
+
+
+def _set(b: headless_chromium.Browser, name: str, value: str) -> None:
+    b.js(f"(() => {{ const s = document.getElementById('f-{name}'); s.value = {json.dumps(value)};"
+         " s.dispatchEvent(new Event('change', {bubbles: true})); })()")
+
+
+def test_the_page_shows_the_reports_numbers(browser, page, runs):
+    browser.open(page)
+    reports = [report_jsonl.read(p) for p in runs]
+    shown = browser.js("""Array.from(document.querySelectorAll('#totals td[data-col]')).map(
+        td => [td.dataset.col, td.dataset.outcome, Number(td.textContent)])""")
+    for i, (_head, cases, _foot) in enumerate(reports):
+        counts = Counter(c["outcome"] for c in cases)
+        mine = {o: n for col, o, n in shown if col == f"c{i}"}
+        assert mine.pop("total") == len(cases)
+        assert mine == {o: counts.get(o, 0) for o in report_model.SEVERITY}
+    cells = browser.js("""Array.from(document.querySelectorAll('#cases tr.case')).map(tr => [tr.dataset.case,
+        Array.from(tr.querySelectorAll('td[data-col]')).map(td => td.textContent.trim())])""")
+    for case_id, outcomes in cells:
+        expected = [next(c["outcome"] for c in cases if c["id"] == case_id) for _h, cases, _f in reports]
+        assert outcomes == [o.replace("not-applicable", "n/a") for o in expected]
+    clause_cells = browser.js("""Array.from(document.querySelectorAll('#clauses tr.clause')).map(tr =>
+        [tr.dataset.area, tr.dataset.clause, Array.from(tr.querySelectorAll('td[data-col]')).map(td =>
+          Object.fromEntries(Array.from(td.querySelectorAll('[data-outcome]')).map(
+            s => [s.dataset.outcome, Number(s.querySelector('b').textContent)])))])""")
+    assert len(clause_cells) == 5
+    for area, clause, per_column in clause_cells:
+        for counts, (_h, cases, _f) in zip(per_column, reports, strict=True):
+            assert counts == dict(Counter(c["outcome"] for c in cases if c["area"] == area and clause in c["clauses"]))
+    event_cells = browser.js("""Array.from(document.querySelectorAll('#events td[data-col]')).map(td => {
+        const b = td.querySelector('.evbtn');
+        return [b.dataset.agent, b.dataset.event, Object.fromEntries(Array.from(td.querySelectorAll('[data-outcome]'))
+          .map(s => [s.dataset.outcome, Number(s.querySelector('b').textContent)]))]; })""")
+    assert len(event_cells) == 2 * len(reports)
+    for n, (agent, event, counts) in enumerate(event_cells):
+        cases = reports[n % len(reports)][1]
+        hooked = [c for c in cases if c["area"] == "attribution"
+                  and any(h["agent"] == agent and h["event"] == event for h in c["hooks"])]
+        assert hooked and counts == dict(Counter(c["outcome"] for c in hooked))
+    assert browser.js("document.getElementById('f-status').textContent") == "6 of 6 cases · 5 of 5 clause rows"
+    assert browser.js("document.documentElement.scrollWidth") <= 1280  # no sideways scrolling on a laptop
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(page, SHOTS / "page.html")
+    browser.screenshot(SHOTS / "page.png", browser.js("document.documentElement.scrollHeight"))
+    width, height = struct.unpack(">II", (SHOTS / "page.png").read_bytes()[16:24])
+    assert width == 1280 and height > 800
+
+
+def test_filters_hide_what_they_should(browser, page, runs):
+    browser.open(page)
+    cases = _cases(runs[0])
+    _set(browser, "area", "attribution")
+    assert _shown(browser, "#cases tr.case") == [c["id"] for c in cases if c["area"] == "attribution"]
+    assert _shown(browser, "#clauses tr.clause") == ["FX-ADOPT-READ"]
+    _set(browser, "area", "")
+    _set(browser, "outcome", "crash")
+    assert _shown(browser, "#cases tr.case") == ["fx-boom"]
+    _set(browser, "column", "c0")  # the reference never crashed
+    assert _shown(browser, "#cases tr.case") == []
+    assert browser.js("document.getElementById('f-status').textContent") == "0 of 6 cases · 0 of 5 clause rows"
+    _set(browser, "outcome", "unexpected")
+    assert _shown(browser, "#cases tr.case") == ["fx-designed-to-fail"]
+    browser.js("document.getElementById('f-reset').click()")
+    _set(browser, "agent", "claude")
+    _set(browser, "event", "stop")
+    assert _shown(browser, "#cases tr.case") == ["fx-read-then-stop"]
+    browser.js("document.getElementById('f-reset').click()")
+    browser.js("document.getElementById('f-text').focus()")
+    browser.page("Input.insertText", {"text": "shadows a user"})  # typed: a clause's text
+    assert _shown(browser, "#cases tr.case") == ["fx-recall-user-scope-shadowed"]
+    assert _shown(browser, "#clauses tr.clause") == ["FX-SHADOW"]
+
+
+def test_a_case_opens_by_keyboard_and_shows_its_drill_down(browser, page, runs):
+    browser.open(page)
+    failing = next(c for c in _cases(runs[0]) if c["id"] == "fx-designed-to-fail")
+    browser.js("document.querySelector('#f-text').focus()")
+    browser.key("Escape")
+    focused = None
+    for _ in range(60):  # Tab through the page to the row, as a person would
+        browser.key("Tab")
+        focused = browser.js("document.activeElement.dataset.case || null")
+        if focused == "fx-designed-to-fail":
+            break
+    assert focused == "fx-designed-to-fail"
+    browser.key("Enter")
+    assert browser.js("document.getElementById('case-dialog').open") is True
+    body = browser.js("document.getElementById('case-dialog').innerText")
+    assert "fx-designed-to-fail — One recall is counted twice" in body
+    assert "scenarios/recall/fx-designed-to-fail.yaml" in body and "derived" in body
+    assert "FX-RUN-RECORD A recall that searched appends one run line." in body
+    assert failing["rerun"] in body and failing["mismatches"][0]["path"] in body
+    diff = browser.js("""Array.from(document.querySelectorAll('#case-dialog section[data-col="c0"] pre.diff span'))
+        .map(s => s.textContent)""")
+    assert '-       "recalled_count": 2' in diff and '+       "recalled_count": 1' in diff
+    assert browser.js("document.querySelectorAll('#case-dialog table.steps tbody tr').length") == 1
+    browser.screenshot(SHOTS / "case.png")
+    browser.key("Escape")
+    assert browser.js("document.getElementById('case-dialog').open") is False
+    assert browser.js("document.activeElement.dataset.case") == "fx-designed-to-fail"  # focus comes back
+
+
+def test_a_clause_row_lists_its_cases_and_each_opens(browser, page):
+    browser.open(page)
+    browser.js("document.querySelector('tr.clause[data-clause=\"FX-RUN-ID\"]').focus()")
+    browser.key("Enter")
+    listed = browser.js("Array.from(document.querySelectorAll('tr.expand tr.case')).map(tr => tr.dataset.case)")
+    assert listed == ["fx-boom", "fx-recall-prints-hit"]
+    browser.key("Tab")
+    assert browser.js("document.activeElement.dataset.case") == "fx-boom"
+    browser.key("Enter")
+    assert "fx-boom" in browser.js("document.getElementById('case-dialog-title').textContent")
+    body = browser.js("document.getElementById('case-dialog').innerText")
+    assert "crash" in body and "timeout" in body and "error" in body
+    browser.key("Escape")
+    browser.js("document.querySelector('.evbtn[data-event=\"stop\"]').click()")
+    assert _shown(browser, "#cases tr.case") == ["fx-read-then-stop"]
+    assert browser.js("document.activeElement.dataset.case") == "fx-read-then-stop"
