@@ -22,8 +22,11 @@ import re
 from collections.abc import Iterable
 
 # A relative path without a base matches a printed path only when its last segments, at least
-# this many (the base name plus two folders), are the printed path's last segments.
-MIN_SUFFIX_SEGMENTS = 3
+# this many, are the printed path's last segments. The spec's "basename plus at least 2 trailing
+# segments" counts the base name among the two (``learnings/x.md``), as the public #884
+# implementation does; the spec gives no example that needs three. A bare base name never
+# matches: it names a file in any folder. Ambiguity, not length, is what guards the rest.
+MIN_SUFFIX_SEGMENTS = 2
 
 _GIT_BASH_DRIVE = re.compile(r"^/([A-Za-z])(?=/|$)")
 _DRIVE = re.compile(r"^([A-Za-z]):(?=/|$)")

@@ -72,9 +72,13 @@ PRINTED = ["/home/ana/team/learnings/redis-timeout.md", "/home/ana/team/learning
     ("ana/team/learnings/redis-timeout.md", PRINTED[0]),
     ("../team/learnings/redis-timeout.md", PRINTED[0]),
     ("team\\learnings\\redis-timeout.md", PRINTED[0]),
-    ("learnings/redis-timeout.md", None),  # too short: the base name and one folder
-    ("redis-timeout.md", None),
-    ("learnings/ops/deploy.md", None),  # two printed paths end like this
+    ("learnings/redis-timeout.md", PRINTED[0]),  # the base name and its folder: long enough
+    ("./learnings/redis-timeout.md", PRINTED[0]),
+    ("redis-timeout.md", None),  # a bare base name never matches, even a unique one
+    ("./redis-timeout.md", None),
+    ("../redis-timeout.md", None),
+    ("ops/deploy.md", None),  # two printed paths end like this
+    ("learnings/ops/deploy.md", None),
     ("team/learnings/ops/deploy.md", PRINTED[1]),
     ("x/team/learnings/redis-timeout.md", None),
     ("", None),
@@ -108,9 +112,16 @@ def test_a_relative_path_resolves_to_the_same_file_as_posix_does(segs: list[str]
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(_segment, min_size=3, max_size=6), st.integers(min_value=3, max_value=6))
+@given(st.lists(_segment, min_size=2, max_size=6), st.integers(min_value=2, max_value=6))
 def test_a_long_enough_suffix_of_a_single_printed_path_matches_it(segs: list[str], k: int) -> None:
     printed = "/srv/" + "/".join(segs)
     suffix = "/".join(segs[-min(k, len(segs)):])
     assert pathmatch.suffix_match(suffix, [printed]) == printed
     assert pathmatch.suffix_match(suffix, [printed, "/other/" + "/".join(segs)]) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_segment, min_size=1, max_size=6), st.sampled_from(["", "./", "../", "../../"]))
+def test_a_bare_base_name_never_matches(segs: list[str], prefix: str) -> None:
+    printed = "/srv/" + "/".join(segs)
+    assert pathmatch.suffix_match(prefix + segs[-1], [printed]) is None
