@@ -118,7 +118,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
             else:
                 base = call.base
                 if action.chdir is not None:
-                    base = pathmatch.resolve(action.chdir, base)
+                    base = pathmatch.resolve(action.chdir, base, pathmatch.windows_roots(roots))
                 operands = tuple(w.text for w in action.operands)
                 for raw, why in search.shown(call.output, operands, action.mode):
                     evidence(raw, base, "shell", False, why)
