@@ -80,12 +80,20 @@ def canonical(path: str) -> str:
     return drive + posixpath.normpath(rest or "/")
 
 
-def resolve(path: str, base: str | None, drives: bool = False) -> str | None:
+def windows_host(folder: str | None, roots: Iterable[str]) -> bool:
+    """Whether a call ran on Windows: its folder is a Windows path; with no folder, the roots are."""
+    if folder and folder.strip():
+        return bool(_WINDOWS_ROOT.match(folder.strip()))
+    return windows_roots(roots)
+
+
+def resolve(path: str, base: str | None, drives: bool = False, home: str | None = None) -> str | None:
     """The absolute, canonical form of ``path``, or None when it is relative and no base is known.
-    ``drives``: the knowledge roots are Windows paths, so Git Bash's ``/c/`` is a drive."""
+    ``drives``: the knowledge roots are Windows paths, so Git Bash's ``/c/`` is a drive. ``~`` and
+    ``~/`` name ``home`` (the agent's HOME; None: this process's)."""
     p = normalize(path, drives)
     if p.startswith("~/") or p == "~":
-        p = normalize(os.path.expanduser(p), drives)
+        p = normalize((home if home else os.path.expanduser("~")) + p[1:], drives)
         if p.startswith("~"):
             return None
     if is_absolute(p):
@@ -112,12 +120,13 @@ def is_markdown(path: str) -> bool:
     return path.lower().endswith(".md")
 
 
-def evidence_path(raw: object, base: str | None, roots: Iterable[str]) -> tuple[str, bool] | None:
+def evidence_path(raw: object, base: str | None, roots: Iterable[str], home: str | None = None
+                  ) -> tuple[str, bool] | None:
     """``(path, exact)`` for a path worth recording as evidence, else None."""
     if not isinstance(raw, str) or not raw.strip() or "\x00" in raw or not is_markdown(raw.strip()):
         return None
     roots = tuple(roots)
-    resolved = resolve(raw, base, windows_roots(roots))
+    resolved = resolve(raw, base, windows_roots(roots), home)
     if resolved is not None:
         return (resolved, True) if under(resolved, roots) else None
     given = normalize(raw)

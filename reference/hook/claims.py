@@ -12,8 +12,10 @@ output is claimed, so a call that ran recall twice confirms both runs.
 A claim needs the command line to *invoke* recall, decided on the parsed line, never by substring:
 ``codex exec "run teamai recall …"`` only quotes it, and the outer agent must not take the run from
 the inner session that really ran it. Invoking means that some command the line runs directly
-(in any position of a pipeline or list, after ``NAME=value`` assignments and ``env``/``command``/
-``exec``/``time``/``nohup``) is, after root options, the ``recall`` subcommand of:
+(in any position of a pipeline or list, after ``NAME=value`` assignments and the wrappers that
+``shell.unwrap`` looks through: ``env``, ``command``, ``exec``, ``time``, ``nohup``, ``timeout``,
+``nice``, ``sudo``, decided there once for readers and recall alike) is, after root options, the
+``recall`` subcommand of:
 
 - ``teamai`` by name or path, also ``teamai.cmd``, ``teamai.exe``, ``teamai.ps1``;
 - ``npx``/``bunx`` (with their own flags) of the package ``teamai`` or ``teamai-cli``, any version;

@@ -34,11 +34,8 @@ class Outcome(NamedTuple):
     notes: list[str]  # every decision, in words (for replay and the debug log)
 
 
-def _dialect(tool: str | None) -> str:
-    return shell.POWERSHELL if (tool or "").lower() == "powershell" else shell.POSIX
-
-
-def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
+def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None = None) -> Outcome:
+    """``home``: the folder ``~`` names for this agent (its HOME); None: this process's."""
     records: list[dict[str, Any]] = []
     notes: list[str] = []
     if call.link is not None:
@@ -55,7 +52,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
     seen: set[tuple[str, bool]] = set()
 
     def evidence(raw: str, base: str | None, via: str, simple: bool, why: str) -> None:
-        found = pathmatch.evidence_path(raw, base, roots)
+        found = pathmatch.evidence_path(raw, base, roots, home)
         if found is None:
             if not pathmatch.is_markdown(raw.strip()):
                 notes.append(f"{raw!r}: not a .md file, so not a knowledge doc")
@@ -88,7 +85,8 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
             evidence(raw, call.base, "read", True, "a read tool opened it")
     elif cat == categories.SHELL:
         command = call.command or ""
-        dialect = _dialect(call.tool)
+        windows = pathmatch.windows_host(call.base, roots)
+        dialect = shell.dialect(call.agent, call.tool, windows)
         ids = claims.run_ids(call.output)
         if claims.invokes_recall(command, dialect):
             notes.append("the command invokes teamai recall" + ("" if ids else ", but no run id was printed"))
@@ -102,7 +100,10 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
         else:
             notes.append("the command does not invoke teamai recall")
         action = shell.analyze(command, dialect)
-        notes.append(f"shell: {action.reason}")
+        notes.append(f"shell: {action.reason}" + (" (read as PowerShell)" if dialect == shell.POWERSHELL else ""))
+        base = call.base
+        if action.chdir is not None:
+            base = pathmatch.resolve(action.chdir, base, pathmatch.windows_roots(roots), home)
         if action.kind == shell.READ:
             if call.status == UNKNOWN and not action.simple:
                 notes.append("the status is unknown: only a simple read counts, not a pipeline")
@@ -111,14 +112,13 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
                     if not word.literal:
                         notes.append(f"{word.text!r}: the shell expands it, so which file it names is unknown")
                         continue
-                    evidence(word.text, call.base, "shell", action.simple, f"{action.verb} showed it")
+                    # A ``~`` the shell did not expand (it was quoted) is a folder named ``~``.
+                    raw = word.text if word.home or not word.text.startswith("~") else "./" + word.text
+                    evidence(raw, base, "shell", action.simple, f"{action.verb} showed it")
         elif action.kind == shell.SEARCH:
             if call.status == UNKNOWN:
                 notes.append("the status is unknown: a search does not count")
             else:
-                base = call.base
-                if action.chdir is not None:
-                    base = pathmatch.resolve(action.chdir, base, pathmatch.windows_roots(roots))
                 operands = tuple(w.text for w in action.operands)
                 for raw, why in search.shown(call.output, operands, action.mode):
                     evidence(raw, base, "shell", False, why)
