@@ -5,7 +5,8 @@ can tell the recall subagent's reads from everyone else's:
 
 - ``claim``: a shell call that invoked recall printed this run id (``claims.py``);
 - ``evidence``: a read of a ``.md`` file under the knowledge roots, by a read tool, a shell reader
-  or a search that showed content (``categories.py``, ``shell.py``, ``search.py``, ``../pathmatch.py``);
+  or a search that showed text from it (``categories.py``, ``shell.py``, ``search.py``, which reads
+  the doc to compare, ``../pathmatch.py``);
 - ``link``: the call started a child session (OpenCode's ``task``).
 
 Status: a failed call gives no claim and no evidence. When the status is unknown (Codex's shell
@@ -24,6 +25,7 @@ from .toolcall import FAILURE, UNKNOWN, ToolCall
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NamedTuple
 else:
     from .._tuples import NamedTuple
@@ -68,6 +70,20 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None =
                         "status": call.status})
         how = "resolved exactly" if exact else "no base folder known, kept as given for the suffix match"
         notes.append(f"evidence: {path} ({how}); {why}")
+
+    def locate(base: str | None) -> Callable[[str], str | None]:
+        """Where the file a search line names can be read: an exact path under the roots, else None."""
+        def at(raw: str) -> str | None:
+            found = pathmatch.evidence_path(raw, base, roots, home)
+            return found[0] if found is not None and found[1] else None
+        return at
+
+    def searched(output: str, paths: tuple[str, ...], mode: str, base: str | None, via: str) -> None:
+        hits = search.shown(output, paths, mode, locate(base))
+        if not hits and mode == "content" and output.strip():
+            notes.append("the search output shows no text from a doc (a message, names or other files)")
+        for raw, why in hits:
+            evidence(raw, base, via, False, why)
 
     cat = call.category
     if cat is None:
@@ -119,9 +135,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None =
             if call.status == UNKNOWN:
                 notes.append("the status is unknown: a search does not count")
             else:
-                operands = tuple(w.text for w in action.operands)
-                for raw, why in search.shown(call.output, operands, action.mode):
-                    evidence(raw, base, "shell", False, why)
+                searched(call.output, tuple(w.text for w in action.operands), action.mode, base, "shell")
     elif cat == categories.SEARCH:
         if call.count_mode:
             notes.append("the search ran in count mode: it shows no content")
@@ -130,8 +144,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None =
         else:
             if call.filenames:
                 notes.append(f"{len(call.filenames)} structured file names: a listing, never evidence")
-            for raw, why in search.shown(call.output, call.paths, "content"):
-                evidence(raw, call.base, "search", False, why)
+            searched(call.output, call.paths, "content", call.base, "search")
     else:
         notes.append("a listing tool only shows names: it never counts")
     return Outcome(records, notes)
