@@ -87,7 +87,11 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None =
 
     cat = call.category
     if cat is None:
-        notes.append(f"tool {call.tool!r} has no category: it never counts")
+        if categories.known(call.tool):
+            notes.append(f"tool {call.tool!r} never shows a doc's text (it edits, delegates, fetches or is an "
+                         "MCP tool): it never counts")
+        else:
+            notes.append(f"tool {call.tool!r} has no category: it never counts")
         return Outcome(records, notes)
     notes.append(f"tool {call.tool!r} is in the {cat} category")
     if not categories.adapted(call.agent, cat):
