@@ -165,7 +165,22 @@ def hook_payloads(output: str, doc: str, cwd: str) -> dict[str, bytes]:
                                                         "startLine": 1, "totalLines": 1}}}
     bash = {**common, "tool_name": "Bash", "tool_input": {"command": 'teamai recall "redis timeout"'},
             "tool_response": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}}
-    return {"Read": json.dumps(read).encode(), "Bash with recall output": json.dumps(bash).encode()}
+    # A content search over the whole team: the hook reads every doc a line names to check that the line
+    # is text from it (hook/search.py), so this is the costliest search it sees.
+    team = os.path.dirname(os.path.dirname(doc))
+    lines = []
+    for folder, _, files in sorted(os.walk(team)):
+        for name in sorted(files):
+            if name.endswith(".md"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read().splitlines()
+                lines += [f"{path}:{i}:{line}" for i, line in enumerate(text, 1) if line.strip()][-3:]
+    grep = {**common, "tool_name": "Grep", "tool_input": {"pattern": "e", "path": team, "output_mode": "content"},
+            "tool_response": {"mode": "content", "numFiles": 0, "filenames": [], "content": "\n".join(lines),
+                              "numLines": len(lines)}}
+    return {"Read": json.dumps(read).encode(), "Bash with recall output": json.dumps(bash).encode(),
+            f"Grep content, {len(lines)} lines over the team": json.dumps(grep).encode()}
 
 
 def bench_hook(rep: Report, work: str, runs: int, entry: str | None) -> None:

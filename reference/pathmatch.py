@@ -6,7 +6,15 @@ with the paths recall printed, so the one spelling lives below both.
 Recall prints absolute paths. Tools report paths as the agent wrote them: relative to the call's
 folder, with ``.`` and ``..``, with Windows backslashes, with a lower-case drive letter, or in Git
 Bash's ``/c/Users/...`` form. Both sides are brought to one spelling (forward slashes, upper-case
-drive, Git Bash drive folders as ``C:/``, ``.`` and ``..`` folded) before they are compared.
+drive, ``.`` and ``..`` folded) before they are compared.
+
+Git Bash's drive folders are the one spelling that depends on the host: ``/c/Users`` is ``C:/Users``
+in a Git Bash on Windows, and a folder ``c`` at the top of the file system everywhere else. The
+printed paths decide: only where the knowledge roots are Windows paths (:func:`windows_roots`: a
+drive letter or a ``\\\\server`` share) is a one-letter top folder read as a drive
+(``drives=True``). So a team under ``/w/team`` on Linux or macOS is compared as the POSIX path it
+is, and the printed paths themselves (``canonical``, which the reducer uses) are never folded:
+recall prints native paths, and a Windows recall never prints the Git Bash form.
 
 *Exact* evidence is a path that was absolute, or relative with a known base (the call's search
 root or cwd); only ``.md`` files under the knowledge roots are kept. Without a base the path is
@@ -22,17 +30,28 @@ import re
 from collections.abc import Iterable
 
 # A relative path without a base matches a printed path only when its last segments, at least
-# this many (the base name plus two folders), are the printed path's last segments.
-MIN_SUFFIX_SEGMENTS = 3
+# this many, are the printed path's last segments. The spec's "basename plus at least 2 trailing
+# segments" counts the base name among the two (``learnings/x.md``), as the public #884
+# implementation does; the spec gives no example that needs three. A bare base name never
+# matches: it names a file in any folder. Ambiguity, not length, is what guards the rest.
+MIN_SUFFIX_SEGMENTS = 2
 
 _GIT_BASH_DRIVE = re.compile(r"^/([A-Za-z])(?=/|$)")
 _DRIVE = re.compile(r"^([A-Za-z]):(?=/|$)")
+_WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:(?:[\\/]|$)|\\\\[^\\])")
 
 
-def normalize(path: str) -> str:
-    """One spelling: forward slashes, ``C:`` upper case, ``/c/...`` as ``C:/...``, no doubled slashes."""
+def windows_roots(roots: Iterable[str]) -> bool:
+    """True when the knowledge roots are Windows paths (a drive letter or a UNC share): only then
+    are Git Bash drive folders (``/c/...``) drives."""
+    return any(_WINDOWS_ROOT.match(r.strip()) for r in roots)
+
+
+def normalize(path: str, drives: bool = False) -> str:
+    """One spelling: forward slashes, ``C:`` upper case, no doubled slashes; with ``drives``, Git
+    Bash's ``/c/...`` as ``C:/...`` too."""
     p = path.strip().replace("\\", "/")
-    m = _GIT_BASH_DRIVE.match(p)
+    m = _GIT_BASH_DRIVE.match(p) if drives else None
     if m:
         p = m.group(1).upper() + ":" + p[2:]
     else:
@@ -61,17 +80,26 @@ def canonical(path: str) -> str:
     return drive + posixpath.normpath(rest or "/")
 
 
-def resolve(path: str, base: str | None) -> str | None:
-    """The absolute, canonical form of ``path``, or None when it is relative and no base is known."""
-    p = normalize(path)
+def windows_host(folder: str | None, roots: Iterable[str]) -> bool:
+    """Whether a call ran on Windows: its folder is a Windows path; with no folder, the roots are."""
+    if folder and folder.strip():
+        return bool(_WINDOWS_ROOT.match(folder.strip()))
+    return windows_roots(roots)
+
+
+def resolve(path: str, base: str | None, drives: bool = False, home: str | None = None) -> str | None:
+    """The absolute, canonical form of ``path``, or None when it is relative and no base is known.
+    ``drives``: the knowledge roots are Windows paths, so Git Bash's ``/c/`` is a drive. ``~`` and
+    ``~/`` name ``home`` (the agent's HOME; None: this process's)."""
+    p = normalize(path, drives)
     if p.startswith("~/") or p == "~":
-        p = normalize(os.path.expanduser(p))
+        p = normalize((home if home else os.path.expanduser("~")) + p[1:], drives)
         if p.startswith("~"):
             return None
     if is_absolute(p):
         out = canonical(p)
     elif base and is_absolute(base):
-        out = canonical(normalize(base).rstrip("/") + "/" + p)
+        out = canonical(normalize(base, drives).rstrip("/") + "/" + p)
     else:
         return None
     if out.startswith("/") and os.sep == "/":
@@ -92,11 +120,13 @@ def is_markdown(path: str) -> bool:
     return path.lower().endswith(".md")
 
 
-def evidence_path(raw: object, base: str | None, roots: Iterable[str]) -> tuple[str, bool] | None:
+def evidence_path(raw: object, base: str | None, roots: Iterable[str], home: str | None = None
+                  ) -> tuple[str, bool] | None:
     """``(path, exact)`` for a path worth recording as evidence, else None."""
     if not isinstance(raw, str) or not raw.strip() or "\x00" in raw or not is_markdown(raw.strip()):
         return None
-    resolved = resolve(raw, base)
+    roots = tuple(roots)
+    resolved = resolve(raw, base, windows_roots(roots), home)
     if resolved is not None:
         return (resolved, True) if under(resolved, roots) else None
     given = normalize(raw)

@@ -1,5 +1,14 @@
 """The text recall prints. This module is the only place that knows the format, so the hook
-side can rely on it: the run id sits at the end of the start line, or of the no-hit line."""
+side can rely on it: the run id sits at the end of the start line, or of the no-hit line.
+
+The no-hit line echoes the query, and the query is whatever the caller typed: it must never be able
+to print a line of its own, or a query could spell another session's start line and that session's
+run would be claimed by whoever ran it. So the echo (:func:`echo_query`) stays on one line: a double
+quote, a backslash and every character that is a control, a format character or a line or
+paragraph separator are escaped the way Python and JSON spell them (``\\"``, ``\\\\``, ``\\n``,
+``\\r``, ``\\t``, ``\\xNN``, ``\\uNNNN``), and at most :data:`MAX_QUERY_ECHO` characters of
+the query are echoed, then ``…``. ``hook/claims.py`` accepts the line only in exactly this form.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +23,40 @@ END = "--- [teamai:recall:end] ---"
 FOOTER = "以上内容来自团队知识库，仅供参考。如需详细信息，请用 Read 工具读取对应文件。"
 
 
+# The query echoed on the no-hit line is cut after this many characters (before escaping), so a
+# pasted document does not flood the agent's context a second time.
+MAX_QUERY_ECHO = 200
+
+_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(ch: str) -> str:
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    # Printable text stays, and so do the wide spaces (U+00A0, U+3000, ...); the controls (C0, DEL,
+    # C1, which hold every line break str.splitlines knows) and the line and paragraph separators
+    # are escaped.
+    if ch.isprintable() or (code > 0x9F and ch.isspace() and code not in (0x2028, 0x2029)):
+        return ch
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def echo_query(query: str) -> str:
+    """The query as the no-hit line shows it: one line, escaped, at most MAX_QUERY_ECHO characters."""
+    cut = query[:MAX_QUERY_ECHO]
+    if not (cut.isprintable() and '"' not in cut and "\\" not in cut):
+        cut = "".join(_escape(ch) for ch in cut)
+    return cut + ("…" if len(query) > MAX_QUERY_ECHO else "")
+
+
 def _run_suffix(run_id: str | None) -> str:
     return f" run={run_id}" if run_id else ""
 
 
 def render(query: str, hits: Sequence[Hit], run_id: str | None) -> str:
     if not hits:
-        return f'No matching learnings found for "{query}".{_run_suffix(run_id)}\n'
+        return f'No matching learnings found for "{echo_query(query)}".{_run_suffix(run_id)}\n'
     n = len(hits)
     out = [f"{START} ({n} result{'s' if n != 1 else ''}){_run_suffix(run_id)}", ""]
     for i, hit in enumerate(hits, 1):

@@ -14,14 +14,23 @@ from reference import pathmatch
 @pytest.mark.parametrize(("raw", "expected"), [
     (r"C:\Users\ana\team\x.md", "C:/Users/ana/team/x.md"),
     ("c:/Users/ana/x.md", "C:/Users/ana/x.md"),
-    ("/c/Users/ana/x.md", "C:/Users/ana/x.md"),
-    ("/d", "D:"),
     ("/home//ana///x.md", "/home/ana/x.md"),
     ("learnings\\x.md", "learnings/x.md"),
     ("/cc/x.md", "/cc/x.md"),
+    ("/c/Users/ana/x.md", "/c/Users/ana/x.md"),  # a POSIX path, unless the roots are Windows paths
 ])
 def test_normalize(raw: str, expected: str) -> None:
     assert pathmatch.normalize(raw) == expected
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("/c/Users/ana/x.md", "C:/Users/ana/x.md"),
+    ("/d", "D:"),
+    ("/D/x.md", "D:/x.md"),
+    ("/cc/x.md", "/cc/x.md"),
+])
+def test_normalize_git_bash_drives(raw: str, expected: str) -> None:
+    assert pathmatch.normalize(raw, drives=True) == expected
 
 
 @pytest.mark.parametrize(("raw", "base", "expected"), [
@@ -31,11 +40,15 @@ def test_normalize(raw: str, expected: str) -> None:
     ("/abs/x.md", None, "/abs/x.md"),
     ("/abs/./y/../x.md", "/ignored", "/abs/x.md"),
     (r"learnings\x.md", r"c:\proj\team", "C:/proj/team/learnings/x.md"),
-    ("x.md", "/c/proj", "C:/proj/x.md"),
     (r"C:\proj\..\team\x.md", None, "C:/team/x.md"),
 ])
 def test_resolve_against_the_base(raw: str, base: str | None, expected: str) -> None:
     assert pathmatch.resolve(raw, base) == expected
+
+
+def test_resolve_against_a_git_bash_base_beside_windows_roots() -> None:
+    assert pathmatch.resolve("x.md", "/c/proj", drives=True) == "C:/proj/x.md"
+    assert pathmatch.resolve("/c/proj/x.md", None, drives=True) == "C:/proj/x.md"
 
 
 def test_a_relative_path_without_a_base_does_not_resolve() -> None:
@@ -72,9 +85,13 @@ PRINTED = ["/home/ana/team/learnings/redis-timeout.md", "/home/ana/team/learning
     ("ana/team/learnings/redis-timeout.md", PRINTED[0]),
     ("../team/learnings/redis-timeout.md", PRINTED[0]),
     ("team\\learnings\\redis-timeout.md", PRINTED[0]),
-    ("learnings/redis-timeout.md", None),  # too short: the base name and one folder
-    ("redis-timeout.md", None),
-    ("learnings/ops/deploy.md", None),  # two printed paths end like this
+    ("learnings/redis-timeout.md", PRINTED[0]),  # the base name and its folder: long enough
+    ("./learnings/redis-timeout.md", PRINTED[0]),
+    ("redis-timeout.md", None),  # a bare base name never matches, even a unique one
+    ("./redis-timeout.md", None),
+    ("../redis-timeout.md", None),
+    ("ops/deploy.md", None),  # two printed paths end like this
+    ("learnings/ops/deploy.md", None),
     ("team/learnings/ops/deploy.md", PRINTED[1]),
     ("x/team/learnings/redis-timeout.md", None),
     ("", None),
@@ -91,10 +108,10 @@ _segment = st.text(st.sampled_from("abcXYZ0-_."), min_size=1, max_size=6).filter
        st.sampled_from(["", "c:", "C:", "/c"]))
 def test_normalize_is_idempotent_and_separator_blind(segs: list[str], sep: str, drive: str) -> None:
     raw = drive + sep + sep.join(segs)
-    once = pathmatch.normalize(raw)
-    assert pathmatch.normalize(once) == once
+    once = pathmatch.normalize(raw, drives=True)
+    assert pathmatch.normalize(once, drives=True) == once
     assert "\\" not in once
-    assert once == pathmatch.normalize(raw.replace("\\", "/"))
+    assert once == pathmatch.normalize(raw.replace("\\", "/"), drives=True)
     if drive:
         assert once.startswith("C:/")
 
@@ -108,9 +125,55 @@ def test_a_relative_path_resolves_to_the_same_file_as_posix_does(segs: list[str]
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(_segment, min_size=3, max_size=6), st.integers(min_value=3, max_value=6))
+@given(st.lists(_segment, min_size=2, max_size=6), st.integers(min_value=2, max_value=6))
 def test_a_long_enough_suffix_of_a_single_printed_path_matches_it(segs: list[str], k: int) -> None:
     printed = "/srv/" + "/".join(segs)
     suffix = "/".join(segs[-min(k, len(segs)):])
     assert pathmatch.suffix_match(suffix, [printed]) == printed
     assert pathmatch.suffix_match(suffix, [printed, "/other/" + "/".join(segs)]) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_segment, min_size=1, max_size=6), st.sampled_from(["", "./", "../", "../../"]))
+def test_a_bare_base_name_never_matches(segs: list[str], prefix: str) -> None:
+    printed = "/srv/" + "/".join(segs)
+    assert pathmatch.suffix_match(prefix + segs[-1], [printed]) is None
+
+
+# --- one-letter top folders: Git Bash drives only beside Windows roots ------------------------------
+
+_letter = st.sampled_from([chr(c) for c in range(ord("a"), ord("z") + 1)] + [chr(c) for c in range(ord("A"), ord("Z") + 1)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(_letter, st.lists(_segment, min_size=1, max_size=4))
+def test_a_posix_path_under_a_one_letter_top_folder_stays_posix(letter: str, segs: list[str]) -> None:
+    root = f"/{letter}/team"
+    doc = f"{root}/learnings/{'/'.join(segs)}.md"
+    assert pathmatch.normalize(doc) == doc
+    assert pathmatch.canonical(doc) == doc  # the reducer's spelling of the printed path
+    assert pathmatch.resolve(doc, None) == doc
+    assert pathmatch.evidence_path(doc, None, [root]) == (doc, True)
+    assert pathmatch.evidence_path(f"learnings/{'/'.join(segs)}.md", root, [root]) == (doc, True)
+    assert pathmatch.evidence_path(f"/{letter}/../{letter}/team/learnings/{'/'.join(segs)}.md", "/", [root]) \
+        == (doc, True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_letter, st.lists(_segment, min_size=1, max_size=4), st.sampled_from(["\\", "/"]))
+def test_git_bash_drive_folders_are_drives_beside_windows_roots(letter: str, segs: list[str], sep: str) -> None:
+    drive = letter.upper()
+    root = f"{drive}:{sep}team"
+    doc = f"{drive}:/team/learnings/{'/'.join(segs)}.md"
+    bash = f"/{letter}/team/learnings/{'/'.join(segs)}.md"
+    assert pathmatch.evidence_path(bash, None, [root]) == (doc, True)
+    assert pathmatch.evidence_path(f"learnings/{'/'.join(segs)}.md", f"/{letter}/team", [root]) == (doc, True)
+    assert pathmatch.canonical(root.replace("/", "\\") + "\\learnings\\" + "\\".join(segs) + ".md") == doc
+
+
+@pytest.mark.parametrize(("roots", "expected"), [
+    (["/w/team"], False), (["/home/ana/team"], False), ([r"C:\team"], True), (["c:/team"], True),
+    (["/w/team", r"D:\team"], True), ([r"\\server\share\team"], True), ([], False),
+])
+def test_windows_roots(roots: list[str], expected: bool) -> None:
+    assert pathmatch.windows_roots(roots) is expected

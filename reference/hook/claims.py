@@ -1,15 +1,21 @@
 """Which recall runs a shell call confirms: the run ids it printed, if the call itself ran recall.
 
 Recall prints its run id at the end of the start line (``--- [teamai:recall:start] --- (N results)
-run=<uuid>``) or of the no-hit line (``No matching learnings found for "…". run=<uuid>``); the
-format is owned by ``render.py`` and matched here with the same marker. Every such id in the
+run=<uuid>``) or of the no-hit line (``No matching learnings found for "<query>". run=<uuid>``); the
+format is owned by ``render.py``. A run id counts only on a whole line in exactly one of those two
+forms: nothing before it (no glyph, no prompt, no quote of it), nothing after it but a carriage
+return, and on the no-hit line a query in render's escaped spelling (no raw quote, backslash or
+control character). Since render escapes the query, no query can print a line of either form, so a
+recall that found nothing confirms its own run and never another session's. Every such id in the
 output is claimed, so a call that ran recall twice confirms both runs.
 
 A claim needs the command line to *invoke* recall, decided on the parsed line, never by substring:
 ``codex exec "run teamai recall …"`` only quotes it, and the outer agent must not take the run from
 the inner session that really ran it. Invoking means that some command the line runs directly
-(in any position of a pipeline or list, after ``NAME=value`` assignments and ``env``/``command``/
-``exec``/``time``/``nohup``) is, after root options, the ``recall`` subcommand of:
+(in any position of a pipeline or list, after ``NAME=value`` assignments and the wrappers that
+``shell.unwrap`` looks through: ``env``, ``command``, ``exec``, ``time``, ``nohup``, ``timeout``,
+``nice``, ``sudo``, decided there once for readers and recall alike) is, after root options, the
+``recall`` subcommand of:
 
 - ``teamai`` by name or path, also ``teamai.cmd``, ``teamai.exe``, ``teamai.ps1``;
 - ``npx``/``bunx`` (with their own flags) of the package ``teamai`` or ``teamai-cli``, any version;
@@ -29,10 +35,11 @@ from .. import render
 from . import shell
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-# Found from the end of the line first, then the line is checked: one pass, whatever the output.
-_RUN_SUFFIX = re.compile(rf" run=({_UUID})[ \t\r]*$", re.MULTILINE)
-_START_LINE = re.compile(rf"{re.escape(render.START)} \(\d+ results?\)$")
-_NO_HIT_LINE = re.compile(r'No matching learnings found for ".*"\.$', re.DOTALL)
+# The query as render.echo_query spells it: no raw quote, backslash or control character.
+_ECHOED = r'"(?:[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029]|\\[^\x00-\x1f\x7f-\x9f\u2028\u2029])*"'
+_LINES = re.compile(
+    rf"^(?:{re.escape(render.START)} \(\d+ results?\)|No matching learnings found for {_ECHOED}\.)"
+    rf" run=({_UUID})\r?$", re.MULTILINE)
 
 _BINARIES = frozenset({"teamai", "teamai.cmd", "teamai.ps1", "teamai-ref"})
 _PACKAGES = frozenset({"teamai", "teamai-cli"})
@@ -45,10 +52,9 @@ _PYTHON = re.compile(r"^(?:python(?:\d+(?:\.\d+)?)?|py)$", re.IGNORECASE)
 def run_ids(output: str) -> list[str]:
     """Every run id the output prints on a start or no-hit line, in order, without repeats."""
     seen: list[str] = []
-    for m in _RUN_SUFFIX.finditer(output):
-        line = output[output.rfind("\n", 0, m.start()) + 1:m.start()]
-        if not (_START_LINE.search(line) or _NO_HIT_LINE.search(line)):
-            continue
+    if " run=" not in output:
+        return seen
+    for m in _LINES.finditer(output):
         rid = m.group(1).lower()
         if rid not in seen:
             seen.append(rid)

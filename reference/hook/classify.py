@@ -5,7 +5,8 @@ can tell the recall subagent's reads from everyone else's:
 
 - ``claim``: a shell call that invoked recall printed this run id (``claims.py``);
 - ``evidence``: a read of a ``.md`` file under the knowledge roots, by a read tool, a shell reader
-  or a search that showed content (``categories.py``, ``shell.py``, ``search.py``, ``../pathmatch.py``);
+  or a search that showed text from it (``categories.py``, ``shell.py``, ``search.py``, which reads
+  the doc to compare, ``../pathmatch.py``);
 - ``link``: the call started a child session (OpenCode's ``task``).
 
 Status: a failed call gives no claim and no evidence. When the status is unknown (Codex's shell
@@ -24,6 +25,7 @@ from .toolcall import FAILURE, UNKNOWN, ToolCall
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NamedTuple
 else:
     from .._tuples import NamedTuple
@@ -34,11 +36,8 @@ class Outcome(NamedTuple):
     notes: list[str]  # every decision, in words (for replay and the debug log)
 
 
-def _dialect(tool: str | None) -> str:
-    return shell.POWERSHELL if (tool or "").lower() == "powershell" else shell.POSIX
-
-
-def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
+def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None = None) -> Outcome:
+    """``home``: the folder ``~`` names for this agent (its HOME); None: this process's."""
     records: list[dict[str, Any]] = []
     notes: list[str] = []
     if call.link is not None:
@@ -55,7 +54,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
     seen: set[tuple[str, bool]] = set()
 
     def evidence(raw: str, base: str | None, via: str, simple: bool, why: str) -> None:
-        found = pathmatch.evidence_path(raw, base, roots)
+        found = pathmatch.evidence_path(raw, base, roots, home)
         if found is None:
             if not pathmatch.is_markdown(raw.strip()):
                 notes.append(f"{raw!r}: not a .md file, so not a knowledge doc")
@@ -72,9 +71,27 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
         how = "resolved exactly" if exact else "no base folder known, kept as given for the suffix match"
         notes.append(f"evidence: {path} ({how}); {why}")
 
+    def locate(base: str | None) -> Callable[[str], str | None]:
+        """Where the file a search line names can be read: an exact path under the roots, else None."""
+        def at(raw: str) -> str | None:
+            found = pathmatch.evidence_path(raw, base, roots, home)
+            return found[0] if found is not None and found[1] else None
+        return at
+
+    def searched(output: str, paths: tuple[str, ...], mode: str, base: str | None, via: str) -> None:
+        hits = search.shown(output, paths, mode, locate(base))
+        if not hits and mode == "content" and output.strip():
+            notes.append("the search output shows no text from a doc (a message, names or other files)")
+        for raw, why in hits:
+            evidence(raw, base, via, False, why)
+
     cat = call.category
     if cat is None:
-        notes.append(f"tool {call.tool!r} has no category: it never counts")
+        if categories.known(call.tool):
+            notes.append(f"tool {call.tool!r} never shows a doc's text (it edits, delegates, fetches or is an "
+                         "MCP tool): it never counts")
+        else:
+            notes.append(f"tool {call.tool!r} has no category: it never counts")
         return Outcome(records, notes)
     notes.append(f"tool {call.tool!r} is in the {cat} category")
     if not categories.adapted(call.agent, cat):
@@ -88,7 +105,8 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
             evidence(raw, call.base, "read", True, "a read tool opened it")
     elif cat == categories.SHELL:
         command = call.command or ""
-        dialect = _dialect(call.tool)
+        windows = pathmatch.windows_host(call.base, roots)
+        dialect = shell.dialect(call.agent, call.tool, windows)
         ids = claims.run_ids(call.output)
         if claims.invokes_recall(command, dialect):
             notes.append("the command invokes teamai recall" + ("" if ids else ", but no run id was printed"))
@@ -102,7 +120,10 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
         else:
             notes.append("the command does not invoke teamai recall")
         action = shell.analyze(command, dialect)
-        notes.append(f"shell: {action.reason}")
+        notes.append(f"shell: {action.reason}" + (" (read as PowerShell)" if dialect == shell.POWERSHELL else ""))
+        base = call.base
+        if action.chdir is not None:
+            base = pathmatch.resolve(action.chdir, base, pathmatch.windows_roots(roots), home)
         if action.kind == shell.READ:
             if call.status == UNKNOWN and not action.simple:
                 notes.append("the status is unknown: only a simple read counts, not a pipeline")
@@ -111,17 +132,14 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
                     if not word.literal:
                         notes.append(f"{word.text!r}: the shell expands it, so which file it names is unknown")
                         continue
-                    evidence(word.text, call.base, "shell", action.simple, f"{action.verb} showed it")
+                    # A ``~`` the shell did not expand (it was quoted) is a folder named ``~``.
+                    raw = word.text if word.home or not word.text.startswith("~") else "./" + word.text
+                    evidence(raw, base, "shell", action.simple, f"{action.verb} showed it")
         elif action.kind == shell.SEARCH:
             if call.status == UNKNOWN:
                 notes.append("the status is unknown: a search does not count")
             else:
-                base = call.base
-                if action.chdir is not None:
-                    base = pathmatch.resolve(action.chdir, base)
-                operands = tuple(w.text for w in action.operands)
-                for raw, why in search.shown(call.output, operands, action.mode):
-                    evidence(raw, base, "shell", False, why)
+                searched(call.output, tuple(w.text for w in action.operands), action.mode, base, "shell")
     elif cat == categories.SEARCH:
         if call.count_mode:
             notes.append("the search ran in count mode: it shows no content")
@@ -130,8 +148,7 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str) -> Outcome:
         else:
             if call.filenames:
                 notes.append(f"{len(call.filenames)} structured file names: a listing, never evidence")
-            for raw, why in search.shown(call.output, call.paths, "content"):
-                evidence(raw, call.base, "search", False, why)
+            searched(call.output, call.paths, "content", call.base, "search")
     else:
         notes.append("a listing tool only shows names: it never counts")
     return Outcome(records, notes)

@@ -191,7 +191,7 @@ def _dispatch(agent: str, event_name: str, env: Mapping[str, str], stdin: IO[byt
         debug("an id in the payload is implausibly long: ignored")
         return
     ts = clock.now_stamp(env)
-    outcome = classify.classify(call, cfg.knowledge_roots(), ts)
+    outcome = classify.classify(call, cfg.knowledge_roots(), ts, env.get("HOME") or env.get("USERPROFILE"))
     if not outcome.records:
         return
     scope = cfg.active

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace, io: Any) -> int:
         out.write("tool call:\n")
         for key, value in call.describe().items():
             out.write(f"  {key}: {value!r}\n")
-        outcome = classify.classify(call, roots, ts)
+        outcome = classify.classify(call, roots, ts, io.env.get("HOME") or io.env.get("USERPROFILE"))
         out.write("decisions:\n")
         for note in outcome.notes:
             out.write(f"  - {note}\n")

@@ -3,27 +3,55 @@
 A command counts as a read only when the shell would run exactly one reader on the doc as a file
 operand, or a pipeline whose first command is such a reader. Anything that makes the outcome depend
 on another command (``&&``, ``||``, ``;``, ``&``, a subshell, a group, ``$( )``, backticks, process
-substitution) makes the line *compound*, and a compound line never counts: in
-``test -e x && cat doc || true`` the ``cat`` may never have run.
+substitution, a second command on another line) makes the line *compound*, and a compound line never
+counts: in ``test -e x && cat doc || true`` the ``cat`` may never have run. Comment lines and blank
+lines run nothing, so ``# note`` on one line and ``cat doc`` on the next is one simple command; a
+newline right after ``|``, ``&&`` or ``||`` continues the line.
 
 The tokenizer follows POSIX sh quoting (single quotes, double quotes with their four escapes,
-backslash outside quotes) and, for PowerShell tools, PowerShell's (backslash is an ordinary
-character, the backtick escapes). A word whose value the shell would still expand (``$VAR``, a
-glob, ``~``, braces) is kept but marked not literal: we cannot know which file it names.
+backslash outside quotes) and, for PowerShell, PowerShell's (backslash is an ordinary character, the
+backtick escapes). A word whose value the shell would still expand (``$VAR``, a glob, ``~user``,
+braces) is kept but marked not literal: we cannot know which file it names. An unquoted ``~`` or
+``~/`` at the start of a word is the home folder (``Word.home``): the hook expands it with the agent's
+HOME, exactly as it expands a Read tool's ``~/``, so the two count alike; a quoted ``~`` is a folder
+named ``~``.
+
+Which shell (:func:`dialect`). A tool named PowerShell (Claude's, Copilot's ``powershell``) is read
+as PowerShell. A tool named Bash is a POSIX shell, Git Bash on Windows included (a backslash there
+is an escape, so ``cat a\\b.md`` names ``ab.md``), except Codex's: Codex calls its shell tool Bash
+whatever shell it runs. Every other shell tool (Cursor's Shell, VS Code's ``run_in_terminal``,
+CodeBuddy's ``execute_command``, Codex's) runs the host's shell, which on Windows is PowerShell (cmd
+treats backslashes the same way). The payload never says which host ran it, so the paths decide:
+the host is Windows when the call's folder is a Windows path (a drive letter or a UNC share) or,
+when the call names no folder, when the knowledge roots are (``pathmatch.windows_host``).
 
 Verbs (the command's base name, so ``/usr/bin/cat`` is ``cat``):
 
 ======  =====================================================================================
 read    cat bat batcat less more head tail nl; ``sed -n`` with only print commands (never
-        ``-i``); Get-Content, gc, type (any letter case). The doc must be a file operand, not
-        an option's value (``head -n 5 doc``: ``5`` is the value of ``-n``).
+        ``-i``); Get-Content, gc, type (any letter case), and cat in PowerShell, where it is
+        Get-Content. The doc must be a file operand, not an option's value (``head -n 5
+        doc``: ``5`` is the value of ``-n``). Get-Content's parameters bind as PowerShell binds
+        them: ``-LiteralPath:doc`` (a colon-bound value) and ``-Lit doc`` (a unique prefix).
 search  rg grep egrep fgrep ag ack, ``git grep``: decided by the search rule on the output.
 list    ls find fd fdfind tree, ``rg --files``, ``git ls-files``, ``ag -g``, ``ack -f/-g``:
         never evidence.
 ======  =====================================================================================
 
-``env``, ``command``, ``exec``, ``time`` and ``nohup`` in front of a command, and ``NAME=value``
-assignments, do not change what it is.
+Wrappers (:func:`unwrap`, which serves both :func:`analyze` and ``claims.invokes_recall``, so a
+wrapper means the same in front of a reader and in front of ``teamai recall``). ``NAME=value``
+assignments and programs that run their command in the same folder with its output to the agent
+are looked through: ``env [-i] [-u NAME] [NAME=value]…``, ``command [-p]``, ``exec``, ``builtin``,
+``time``, ``nohup``, ``timeout [options] DURATION``, ``nice [-n N | -N]``, and ``sudo`` with options
+that choose the user, group, prompt or environment (the doc's text reached the agent whoever opened
+it; a ``sudo teamai recall`` that wrote its run into another user's state names a run the local log
+does not hold, and such a claim settles nothing). ``env -C DIR`` and ``sudo -D DIR`` move the
+folder relative operands are resolved against, as ``git -C DIR`` does. Forms that run nothing
+(``command -v``, ``sudo -l/-v/-e/-K/-V/-h``, ``timeout`` without a duration, ``--help``) or run it
+where the hook cannot follow (``sudo -i`` in another home, ``sudo -R`` in another root, ``sudo -b``
+in the background, ``env -S`` from a string) never count, and neither does an option the hook does
+not know. Other programs in front (``xargs``, ``watch``, ``strace``, ``su -c``) are not wrappers:
+the line is not a read.
 """
 
 from __future__ import annotations
@@ -43,7 +71,8 @@ READ, SEARCH, LIST, OTHER, COMPOUND, EMPTY = "read", "search", "list", "other", 
 
 class Word(NamedTuple):
     text: str
-    literal: bool  # False when the shell would still expand it (variable, glob, tilde, braces)
+    literal: bool  # False when the shell would still expand it (variable, glob, ``~user``, braces)
+    home: bool = False  # starts with an unquoted ``~`` or ``~/``: the home folder (see SHELL-HOME-TILDE)
 
 
 class Command(NamedTuple):
@@ -77,7 +106,7 @@ class Action(NamedTuple):
     operands: tuple[Word, ...] = ()  # file operands (for a search: the paths searched)
     simple: bool = False  # one command, not a pipeline
     mode: str = "content"  # search output: content / count / files
-    chdir: str | None = None  # git -C DIR: relative paths are resolved against DIR
+    chdir: str | None = None  # git -C DIR, env -C DIR, sudo -D DIR: relative paths are resolved against DIR
     reason: str = ""
 
 
@@ -104,11 +133,13 @@ def tokenize(text: str, dialect: str = POSIX) -> tuple[list[Word | str], bool, b
     subst = False
     i, n = 0, len(text)
 
+    home = False  # the word began with an unquoted home prefix
+
     def flush() -> None:
-        nonlocal buf, literal, started, quoted_any
+        nonlocal buf, literal, started, quoted_any, home
         if started:
-            tokens.append(Word("".join(buf), literal))
-        buf, literal, started, quoted_any = [], True, False, False
+            tokens.append(Word("".join(buf), literal, home and literal))
+        buf, literal, started, quoted_any, home = [], True, False, False, False
 
     while i < n:
         ch = text[i]
@@ -223,7 +254,11 @@ def tokenize(text: str, dialect: str = POSIX) -> tuple[list[Word | str], bool, b
             i += len(op)
             continue
         if ch == "~" and not started:
-            literal = False
+            nxt = text[i + 1] if i + 1 < n else " "
+            if nxt in " \t\r/" or nxt in _OP_CHARS or (ps and nxt == "\\"):
+                home = True  # ``~`` or ``~/``: the home folder, which the hook knows (pathmatch.resolve)
+            else:
+                literal = False  # ``~user``, ``~+``: another folder the shell picks
         if ch in _GLOB_CHARS:
             literal = False
         buf.append(ch)
@@ -253,7 +288,29 @@ def parse(text: str, dialect: str = POSIX) -> Parsed:
         assigns, words, redirects = [], [], []
         return not empty
 
+    previous: Word | str | None = None
+    separated = False  # a newline ended a command; it joins two only when another command follows
     for tok in tokens:
+        last, previous = previous, tok
+        if tok == "\n":
+            # A newline at the start, after another newline, or after |, && or || joins nothing
+            # (comment lines and blank lines leave only newlines); after a command it separates it
+            # from whatever comes next, which is decided when something does.
+            if last is None or (isinstance(last, str) and last.lstrip("0123456789") in ("\n", "|", "|&", "&&", "||")):
+                previous = last
+                continue
+            if pending is not None:
+                broken = True
+                pending = None
+            end_command()
+            if stages:
+                pipelines.append(tuple(stages))
+                stages = []
+            separated = True
+            continue
+        if separated:
+            operators.append("\n")
+            separated = False
         if isinstance(tok, Word):
             if pending is not None:
                 redirects.append((pending, tok.text))
@@ -293,7 +350,6 @@ def parse(text: str, dialect: str = POSIX) -> Parsed:
 
 
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-_WRAPPERS = frozenset({"command", "exec", "time", "nohup", "builtin"})
 
 
 def verb_name(word: str) -> str:
@@ -304,28 +360,130 @@ def verb_name(word: str) -> str:
     return base
 
 
-def strip_wrappers(words: tuple[Word, ...]) -> tuple[Word, ...]:
-    """Drop ``env NAME=v``, ``command``, ``exec``, ``time`` and ``nohup`` in front of a command."""
-    i = 0
+class _Wrapper(NamedTuple):
+    """The options of a program that runs another command: which take a value, which move the folder,
+    and which make it run nothing the hook can follow (``refuse``). An option it does not list is
+    unknown, and an unknown option means the command is not understood."""
+
+    flags: str = ""
+    values: str = ""
+    long_flags: frozenset[str] = frozenset()
+    long_values: frozenset[str] = frozenset()
+    chdir: str = ""  # short options whose value is the folder the command runs in
+    long_chdir: frozenset[str] = frozenset()
+    refuse: str = ""
+    long_refuse: frozenset[str] = frozenset({"help", "version"})
+    assignments: bool = False  # NAME=value words may come before the command (env, sudo)
+
+
+_F = frozenset
+_WRAPPERS: dict[str, _Wrapper] = {
+    "builtin": _Wrapper(long_refuse=_F()),
+    "command": _Wrapper(flags="p", refuse="vV", long_refuse=_F()),
+    "exec": _Wrapper(flags="cl", values="a", long_refuse=_F()),
+    "time": _Wrapper(flags="pqva", values="of", long_flags=_F({"portability", "quiet", "verbose", "append"}),
+                     long_values=_F({"output", "format"})),
+    "nohup": _Wrapper(),
+    "env": _Wrapper(flags="iv0", values="u", long_flags=_F({"ignore-environment", "debug", "null", "block-signal",
+                                                            "default-signal", "ignore-signal"}),
+                    long_values=_F({"unset"}), chdir="C", long_chdir=_F({"chdir"}), refuse="S",
+                    long_refuse=_F({"split-string", "list-signal-handling", "help", "version"}), assignments=True),
+    "timeout": _Wrapper(flags="v", values="sk", long_flags=_F({"preserve-status", "foreground", "verbose"}),
+                        long_values=_F({"signal", "kill-after"})),
+    "nice": _Wrapper(values="n", long_values=_F({"adjustment"})),
+    # sudo -b runs the command in the background, -i in the target user's home, -R in another root:
+    # the agent may not see the output, or relative paths mean other files.
+    "sudo": _Wrapper(flags="AEHknPSsB", values="ugUpCTrt",
+                     long_flags=_F({"askpass", "preserve-env", "set-home", "non-interactive", "preserve-groups",
+                                    "stdin", "bell", "shell", "reset-timestamp"}),
+                     long_values=_F({"user", "group", "other-user", "prompt", "close-from", "command-timeout",
+                                     "role", "type"}),
+                     chdir="D", long_chdir=_F({"chdir"}), refuse="lveKVhiRb",
+                     long_refuse=_F({"list", "validate", "edit", "remove-timestamp", "version", "help", "login",
+                                     "chroot", "host", "background"}), assignments=True),
+}
+_DURATION = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)[smhd]?$")
+
+
+class Unwrapped(NamedTuple):
+    words: tuple[Word, ...]  # the command the wrappers run, with its arguments
+    chdir: str | None = None  # the folder a wrapper moved to (env -C, sudo -D), as written
+    problem: str = ""  # why the wrappers run nothing the hook can follow ("" when they do)
+
+
+def _moved(chdir: str | None, folder: str) -> str:
+    if chdir is None or folder.startswith(("/", "\\")) or folder[1:2] == ":":
+        return folder
+    return chdir.rstrip("/\\") + "/" + folder
+
+
+def _wrapper_options(name: str, spec: _Wrapper, words: tuple[Word, ...], i: int, chdir: str | None
+                     ) -> tuple[int, str | None, str]:
+    """Skip one wrapper's options from ``words[i]``: (index of what follows, chdir, problem)."""
+    while i < len(words):
+        t = words[i].text
+        if t == "--":
+            return i + 1, chdir, ""
+        if spec.assignments and _ASSIGN.match(t):
+            i += 1
+            continue
+        if name == "nice" and len(t) > 1 and t[0] == "-" and t[1:].lstrip("-").isdigit():
+            i += 1  # nice -10: the old spelling of -n 10
+            continue
+        if not t.startswith("-") or t == "-":
+            return i, chdir, ""
+        i += 1
+        if t.startswith("--"):
+            long, eq, value = t[2:].partition("=")
+            if long in spec.long_refuse:
+                return i, chdir, f"{name} --{long} does not run the command here"
+            if long in spec.long_chdir:
+                if not eq:
+                    value, i = (words[i].text if i < len(words) else ""), i + 1
+                chdir = _moved(chdir, value)
+            elif long in spec.long_values:
+                i += 0 if eq else 1
+            elif long not in spec.long_flags:
+                return i, chdir, f"{name} --{long} is an option the hook does not know"
+            continue
+        for k, ch in enumerate(t[1:], 1):
+            if ch in spec.refuse:
+                return i, chdir, f"{name} -{ch} does not run the command here"
+            if ch in spec.values or ch in spec.chdir:
+                value = t[k + 1:]
+                if not value:
+                    value, i = (words[i].text if i < len(words) else ""), i + 1
+                if ch in spec.chdir:
+                    chdir = _moved(chdir, value)
+                break
+            if ch not in spec.flags:
+                return i, chdir, f"{name} -{ch} is an option the hook does not know"
+    return i, chdir, ""
+
+
+def unwrap(words: tuple[Word, ...]) -> Unwrapped:
+    """The command that wrappers in front of it run (see the module docstring, "Wrappers")."""
+    i, chdir = 0, None
     while i < len(words):
         name = verb_name(words[i].text) if words[i].literal else ""
-        if name in _WRAPPERS:
-            i += 1
-            while i < len(words) and words[i].text.startswith("-") and words[i].text != "-":
-                i += 1
-        elif name == "env":
-            i += 1
-            while i < len(words):
-                t = words[i].text
-                if t in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
-                    i += 2
-                elif t.startswith("-") or _ASSIGN.match(t):
-                    i += 1
-                else:
-                    break
-        else:
+        spec = _WRAPPERS.get(name)
+        if spec is None:
             break
-    return words[i:]
+        i, chdir, problem = _wrapper_options(name, spec, words, i + 1, chdir)
+        if problem:
+            return Unwrapped((), chdir, problem)
+        if name == "timeout":
+            if i >= len(words) or not _DURATION.match(words[i].text):
+                return Unwrapped((), chdir, "timeout without a duration runs nothing")
+            i += 1
+        if i >= len(words) and name in ("command", "exec", "timeout", "nice", "sudo", "time", "nohup"):
+            return Unwrapped((), chdir, f"{name} is given no command")
+    return Unwrapped(words[i:], chdir)
+
+
+def strip_wrappers(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The command the wrappers run, or () when they run none the hook can follow."""
+    return unwrap(words).words
 
 
 class _Options(NamedTuple):
@@ -398,9 +556,33 @@ _READERS: dict[str, _Options] = {
 }
 _READERS["batcat"] = _READERS["bat"]
 _PS_READERS = frozenset({"get-content", "gc", "type"})
-_PS_PATH_PARAMS = frozenset({"-path", "-literalpath", "-lp", "-pspath"})
-_PS_VALUE_PARAMS = frozenset({"-totalcount", "-head", "-first", "-tail", "-last", "-readcount", "-encoding",
-                              "-delimiter", "-filter", "-include", "-exclude", "-credential", "-stream"})
+_PS_ALIASES_OF_GET_CONTENT = frozenset({"cat"})  # in PowerShell; in a POSIX shell cat is cat
+# Get-Content's parameters and the common ones, by kind: "path" names the file, "value" takes a value,
+# "switch" takes none. PowerShell also accepts any unambiguous prefix of a name (``-Lit``), and binds a
+# value with a colon (``-LiteralPath:doc``); aliases match only in full.
+_PS_PARAMS: dict[str, str] = {
+    **dict.fromkeys(("path", "literalpath"), "path"),
+    **dict.fromkeys(("readcount", "totalcount", "tail", "filter", "include", "exclude", "credential",
+                     "delimiter", "encoding", "stream", "erroraction", "warningaction", "informationaction",
+                     "progressaction", "errorvariable", "warningvariable", "informationvariable",
+                     "outvariable", "outbuffer", "pipelinevariable"), "value"),
+    **dict.fromkeys(("force", "wait", "raw", "asbytestream", "verbose", "debug"), "switch"),
+}
+_PS_ALIASES = {"pspath": "path", "lp": "path", "first": "value", "head": "value", "last": "value",
+               "ea": "value", "wa": "value", "infa": "value", "ev": "value", "wv": "value", "iv": "value",
+               "ov": "value", "ob": "value", "pv": "value", "vb": "switch", "db": "switch"}
+
+
+def _ps_param(name: str) -> str:
+    """The kind of a Get-Content parameter given as written (without ``-``); unknown or ambiguous
+    names read as switches (PowerShell rejects the call, so nothing was shown)."""
+    n = name.lower()
+    if n in _PS_ALIASES:
+        return _PS_ALIASES[n]
+    if n in _PS_PARAMS:
+        return _PS_PARAMS[n]
+    found = [full for full in _PS_PARAMS if full.startswith(n)]
+    return _PS_PARAMS[found[0]] if len(found) == 1 else "switch"
 
 _SED = _Options("efl", frozenset({"expression", "file", "line-length"}))
 _SED_ADDR = r"(?:\d+|\$|/(?:[^/\\]|\\.)*/)"
@@ -446,24 +628,26 @@ def _stdout_hidden(cmd: Command) -> bool:
     return False
 
 
-def _read_action(verb: str, args: tuple[Word, ...], simple: bool) -> Action:
+def _read_action(verb: str, args: tuple[Word, ...], simple: bool, dialect: str = POSIX) -> Action:
     lowered = verb.lower()
-    if lowered in _PS_READERS:
+    if lowered in _PS_READERS or (dialect == POWERSHELL and lowered in _PS_ALIASES_OF_GET_CONTENT):
         operands: list[Word] = []
         i = 0
         while i < len(args):
             w = args[i]
-            t = w.text.lower()
             i += 1
-            if t in _PS_PATH_PARAMS and i < len(args):
-                operands.extend(Word(p, args[i].literal) for p in args[i].text.split(",") if p)
-                i += 1
-            elif t in _PS_VALUE_PARAMS:
-                i += 1
-            elif t.startswith("-") and t != "-":
+            if not (w.text.startswith("-") and w.text != "-"):
+                operands.extend(w._replace(text=p) for p in w.text.split(",") if p)
                 continue
-            else:
-                operands.extend(Word(p, w.literal) for p in w.text.split(",") if p)
+            name, colon, bound = w.text[1:].partition(":")
+            kind = _ps_param(name)
+            if kind == "switch":
+                continue
+            value: Word | None = w._replace(text=bound) if bound else None
+            if value is None and i < len(args):
+                value, i = args[i], i + 1
+            if kind == "path" and value is not None:
+                operands.extend(value._replace(text=p) for p in value.text.split(",") if p)
         return Action(READ, verb, tuple(operands), simple, reason=f"{verb} reads its file operands")
     if verb == "sed":
         found, rest = split_args(args, _SED)
@@ -506,6 +690,19 @@ def _search_action(verb: str, args: tuple[Word, ...], chdir: str | None) -> Acti
     return Action(SEARCH, shown, paths, True, "content", chdir, f"{shown} shows matching lines")
 
 
+# Shell tools whose name says which shell runs the line. Codex names its shell tool "Bash" whatever
+# shell it runs (PowerShell on Windows), so there the name says nothing.
+_NAMED_SHELLS = {"powershell": POWERSHELL, "pwsh": POWERSHELL, "bash": POSIX}
+
+
+def dialect(agent: str, tool: str | None, windows: bool) -> str:
+    """How to read a shell tool's command line (see the module docstring, "Which shell")."""
+    named = _NAMED_SHELLS.get((tool or "").lower())
+    if named == POWERSHELL or (named == POSIX and agent != "codex"):
+        return named
+    return POWERSHELL if windows else POSIX
+
+
 def analyze(text: str, dialect: str = POSIX) -> Action:
     """Decide what one shell call did (see the module docstring for the rule)."""
     parsed = parse(text, dialect)
@@ -521,7 +718,10 @@ def analyze(text: str, dialect: str = POSIX) -> Action:
                                              "never counts")
     stages = parsed.pipelines[0]
     first = stages[0]
-    words = strip_wrappers(first.words)
+    unwrapped = unwrap(first.words)
+    if unwrapped.problem:
+        return Action(OTHER, None, reason=unwrapped.problem)
+    words = unwrapped.words
     if not words:
         return Action(EMPTY, None, reason="no command, only assignments or redirections")
     head = words[0]
@@ -530,13 +730,13 @@ def analyze(text: str, dialect: str = POSIX) -> Action:
     verb = verb_name(head.text)
     args = words[1:]
     simple = len(stages) == 1
-    chdir: str | None = None
+    chdir = unwrapped.chdir
     if verb == "git":
         i = 0
         while i < len(args) and args[i].text.startswith("-"):
             if args[i].text in _GIT_VALUE_OPTS and i + 1 < len(args):
                 if args[i].text == "-C":
-                    chdir = args[i + 1].text
+                    chdir = _moved(chdir, args[i + 1].text)
                 i += 2
             else:
                 i += 1
@@ -550,7 +750,7 @@ def analyze(text: str, dialect: str = POSIX) -> Action:
         # A PowerShell cmdlet: the line was written for PowerShell, whose backslash is a plain character.
         return analyze(text, POWERSHELL)
     if verb in _READERS or verb == "sed" or verb.lower() in _PS_READERS:
-        action = _read_action(verb, args, simple)
+        action = _read_action(verb, args, simple, dialect)._replace(chdir=chdir)
         if action.kind == READ and _stdout_hidden(first):
             return action._replace(kind=OTHER, reason=f"{verb}'s output is redirected away from the agent")
         return action

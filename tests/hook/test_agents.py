@@ -217,3 +217,24 @@ def test_wrong_types_read_as_absent(agent: str) -> None:
     call = parse(agent, payload)
     assert call.session is None and call.tool is None and call.category is None
     assert call.actor == {} and call.paths == () and call.link is None
+
+
+# --- the session: one order for every agent ------------------------------------------------------
+
+@pytest.mark.parametrize("agent", dispatch.AGENTS)
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({"session_id": "A", "sessionId": "B", "conversation_id": "C"}, "A"),
+    ({"sessionId": "B", "conversation_id": "C"}, "B"),
+    ({"session_id": "A", "conversation_id": "C"}, "A"),
+    ({"conversation_id": "C"}, "C"),
+    ({"session_id": "", "sessionId": 7, "conversation_id": "C"}, "C"),  # empty or not a string: absent
+])
+def test_the_session_is_session_id_then_sessionId_then_conversation_id(
+        agent: str, fields: dict[str, Any], expected: str) -> None:
+    shapes: list[dict[str, Any]] = [
+        {"cwd": "/w", "tool_name": "Read", "tool_input": {"file_path": "a.md"}, "tool_response": {}},
+        {"cwd": "/w", "toolName": "view", "toolArgs": "{}", "toolResult": {"resultType": "success"}},
+    ]
+    for shape in shapes:
+        assert parse(agent, {**shape, **fields}).session == expected
+        assert parse(agent, {**fields}, "stop").session == expected

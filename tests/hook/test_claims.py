@@ -36,16 +36,16 @@ def test_ids_elsewhere_in_the_output_are_not_runs() -> None:
     assert claims.run_ids(f"--- [teamai:recall:start] --- (1 result) run={RUN} trailing\n") == []
 
 
-def test_a_glyph_before_the_line_and_repeated_ids() -> None:
-    out = f"│ --- [teamai:recall:start] --- (1 result) run={RUN.upper()}\n" * 2
+def test_repeated_ids_are_claimed_once_in_lower_case() -> None:
+    out = f"--- [teamai:recall:start] --- (1 result) run={RUN.upper()}\n" * 2
     assert claims.run_ids(out) == [RUN]
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.uuids(), st.integers(min_value=0, max_value=50), st.text(max_size=30).filter(lambda s: "\n" not in s))
+@given(st.uuids(), st.integers(min_value=0, max_value=50), st.text(max_size=30))
 def test_every_printed_run_id_is_found(run: uuid.UUID, n: int, query: str) -> None:
     out = (f"noise\n--- [teamai:recall:start] --- ({n} results) run={run}\nmore\n"
-           f'No matching learnings found for "{query}". run={run}\n')
+           + render.render(query, [], str(run)))
     assert claims.run_ids(out) == [str(run)]
 
 
@@ -121,5 +121,5 @@ def test_dans_nested_codex_run_is_not_claimed_by_the_outer_shell() -> None:
 
 def test_run_ids_in_a_large_output_among_look_alike_lines() -> None:
     noise = 'No matching learnings found for "x" ' * 2000 + "\n"
-    out = noise * 20 + f'No matching learnings found for "a "quoted" query". run={RUN}\n' + noise
+    out = noise * 20 + f'No matching learnings found for "a \\"quoted\\" query". run={RUN}\n' + noise
     assert claims.run_ids(out) == [RUN]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,9 +19,17 @@ TS = "2026-11-30T10:00:00.000Z"
 START = f"--- [teamai:recall:start] --- (1 result) run={RUN}\n\n[1/1] [learnings] Redis [workspace]\nFile: {DOC}\n"
 
 
-def records(agent: str, payload: dict[str, Any], event: str = "post-tool-use") -> list[dict[str, Any]]:
+def records(agent: str, payload: dict[str, Any], event: str = "post-tool-use", root: str = ROOT
+            ) -> list[dict[str, Any]]:
     call = dispatch.to_toolcall(agent, payload, event)
-    return classify.classify(call, (ROOT,), TS).records
+    return classify.classify(call, (root,), TS).records
+
+
+def real_team(tmp_path: Path, text: str) -> tuple[str, str]:
+    """A team folder on disk whose redis-timeout learning holds ``text`` (the search rule reads it)."""
+    (tmp_path / "learnings").mkdir()
+    (tmp_path / "learnings" / "redis-timeout.md").write_text(text)
+    return str(tmp_path), str(tmp_path / "learnings" / "redis-timeout.md")
 
 
 def claude(tool: str, tool_input: dict[str, Any], response: Any = None, **extra: Any) -> dict[str, Any]:
@@ -75,7 +84,7 @@ def test_a_pipeline_with_known_success_counts_but_is_not_simple() -> None:
     assert line["simple"] is False and line["via"] == "shell"
 
 
-def test_shell_search_follows_the_search_rule() -> None:
+def test_shell_search_follows_the_search_rule(tmp_path: Path) -> None:
     (line,) = records("claude", claude("Bash", {"command": "rg -n timeout learnings"},
                                        {"stdout": "learnings/redis-timeout.md:5:timeout\n"}))
     assert (line["path"], line["via"], line["simple"]) == (DOC, "shell", False)
@@ -83,11 +92,13 @@ def test_shell_search_follows_the_search_rule() -> None:
                                     {"stdout": "learnings/redis-timeout.md\n"})) == []
     assert records("claude", claude("Bash", {"command": "grep -c timeout learnings/redis-timeout.md"},
                                     {"stdout": "3\n"})) == []
-    (single,) = records("claude", claude("Bash", {"command": "grep -n timeout learnings/redis-timeout.md"},
-                                         {"stdout": "5:timeout\n"}))
-    assert single["path"] == DOC
-    assert records("claude", claude("Bash", {"command": "grep -n timeout learnings/redis-timeout.md"},
-                                    {"stdout": ""})) == []
+    root, doc = real_team(tmp_path, "---\ntitle: T\n---\nRaise the timeout to 5s.\n")
+    grep = {"command": "grep -n timeout learnings/redis-timeout.md"}
+    (single,) = records("claude", {**claude("Bash", grep, {"stdout": "4:Raise the timeout to 5s.\n"}), "cwd": root},
+                        root=root)
+    assert single["path"] == doc
+    for output in ("", "grep: no match\n", "4:a line the doc does not hold\n"):
+        assert records("claude", {**claude("Bash", grep, {"stdout": output}), "cwd": root}, root=root) == []
 
 
 def test_git_dash_c_changes_the_base() -> None:
@@ -97,10 +108,12 @@ def test_git_dash_c_changes_the_base() -> None:
     assert line["path"] == DOC
 
 
-def test_claude_grep_on_a_single_file_counts_and_listings_do_not() -> None:
-    (line,) = records("claude", claude("Grep", {"pattern": "t", "path": DOC, "output_mode": "content"},
-                                       {"mode": "content", "filenames": [], "content": "5:timeout"}))
-    assert (line["via"], line["simple"], line["path"]) == ("search", False, DOC)
+def test_claude_grep_on_a_single_file_counts_and_listings_do_not(tmp_path: Path) -> None:
+    root, doc = real_team(tmp_path, "---\ntitle: T\n---\nthe timeout\n")
+    (line,) = records("claude", {**claude("Grep", {"pattern": "t", "path": doc, "output_mode": "content"},
+                                          {"mode": "content", "filenames": [], "content": "4:the timeout"}),
+                                 "cwd": root}, root=root)
+    assert (line["via"], line["simple"], line["path"]) == ("search", False, doc)
     assert records("claude", claude("Grep", {"pattern": "t", "path": ROOT},
                                     {"mode": "files_with_matches", "filenames": [DOC], "numFiles": 1})) == []
     assert records("claude", claude("Grep", {"pattern": "t", "path": ROOT, "output_mode": "count"},
@@ -168,16 +181,17 @@ def test_unknown_tools_never_count() -> None:
     assert records("claude", claude("mcp__fs__read_file", {"path": DOC})) == []
 
 
-def test_lines_hold_no_command_no_output_and_no_content() -> None:
+def test_lines_hold_no_command_no_output_and_no_content(tmp_path: Path) -> None:
     secret = "zebra-quartz-query"
+    root, doc = real_team(tmp_path, f"---\ntitle: T\n---\n{secret}\n")
     cases = [
         ("claude", claude("Bash", {"command": f"teamai recall {secret}"}, {"stdout": START + secret})),
-        ("claude", claude("Read", {"file_path": DOC}, {"type": "text", "file": {"content": secret}})),
-        ("claude", claude("Bash", {"command": f"grep -n {secret} {DOC}"}, {"stdout": f"5:{secret}"})),
-        ("codex", codex(f"sed -n 1p {DOC} # {secret}", secret)),
+        ("claude", claude("Read", {"file_path": doc}, {"type": "text", "file": {"content": secret}})),
+        ("claude", claude("Bash", {"command": f"grep -n {secret} {doc}"}, {"stdout": f"4:{secret}"})),
+        ("codex", codex(f"sed -n 1p {doc} # {secret}", secret)),
     ]
     for agent, payload in cases:
-        lines = records(agent, payload)
+        lines = records(agent, {**payload, "cwd": root}, root=root)
         assert lines, payload
         assert secret not in json.dumps(lines)
 

@@ -162,12 +162,12 @@ def test_status_rules(lab):
     assert lab.votes() == {"unknown-simple": 1}
 
 
-def test_suffix_match_needs_two_folders_and_one_candidate(lab):
+def test_suffix_match_needs_a_folder_and_one_candidate(lab):
     other = str(lab.team.parent / "elsewhere" / "team" / "learnings" / "twin.md")
     lab.write([run(0, R1, "ses-a", [lab.doc("d1"), lab.doc("twin"), doc("twin-old", other)]),
                evidence(5, "ses-a", "team/learnings/d1.md", exact=False),
                evidence(5, "ses-a", "team/learnings/twin.md", exact=False),
-               evidence(6, "ses-a", "learnings/d1.md", exact=False, agent_id="x")])
+               evidence(6, "ses-a", "d1.md", exact=False, agent_id="x")])
     res = lab.reduce()
     assert lab.votes() == {"d1": 1}
     assert res.pending == 2  # the ambiguous read and the one too short to tell

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..toolcall import FAILURE, SUCCESS, UNKNOWN, ToolCall
-from ._fields import actor, build, mapping, string
+from ._fields import actor, build, mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def link_of(value: object) -> tuple[str, str] | None:
 def parse(agent: str, payload: Mapping[str, Any], event: str, who: dict[str, str] | None = None,
           link: tuple[str, str] | None = None) -> ToolCall:
     status = _STATUS.get(str(payload.get("tool_status", "")).lower(), UNKNOWN)
-    return build(agent, event, payload, string(payload.get("session_id")), payload.get("tool_name"),
+    return build(agent, event, payload, session_of(payload), payload.get("tool_name"),
                  mapping(payload.get("tool_input")), payload.get("tool_response"), status,
                  string(payload.get("cwd")), who=actor(payload) if who is None else who,
                  link=link or link_of(payload.get("session_link")))

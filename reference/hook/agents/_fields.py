@@ -28,6 +28,20 @@ def string(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+# Where a payload names its session, in the order teamai's ``deriveSessionId`` reads them (#884 adds
+# Cursor's ``conversation_id`` after ``sessionId``). One order for every agent: a payload that
+# carries two of them that disagree means the same session whichever agent sent it.
+SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
+
+
+def session_of(payload: Mapping[str, Any]) -> str | None:
+    for key in SESSION_KEYS:
+        value = string(payload.get(key))
+        if value:
+            return value
+    return None
+
+
 def mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -166,5 +180,5 @@ def claude_shaped(agent: str, payload: Mapping[str, Any], event: str, plain_stri
         status = exit_status(response) or SUCCESS
     if str(payload.get("hook_event_name", "")).lower() == "posttoolusefailure":
         event = POST_TOOL_USE_FAILURE
-    return build(agent, event, payload, string(payload.get("session_id")), payload.get("tool_name"),
+    return build(agent, event, payload, session_of(payload), payload.get("tool_name"),
                  mapping(payload.get("tool_input")), response, status, string(payload.get("cwd")))

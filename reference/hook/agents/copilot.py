@@ -2,7 +2,8 @@
 
 - The CLI (``.github/hooks``): ``toolName``, ``toolArgs`` (a JSON string in file hooks, an object
   from the SDK), ``toolResult: {resultType: success|failure|denied, textResultForLlm}``, ``cwd``;
-  a session field is not documented, so ``sessionId``/``session_id`` are read when present.
+  a session field is not documented, so ``session_id``/``sessionId`` are read when present
+  (``_fields.session_of``: the one order for every agent).
 - VS Code agent hooks: ``hookEventName``, ``sessionId``, ``tool_name``, ``tool_input``,
   ``tool_response``, ``cwd``: Claude's shape with camelCase common fields.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..toolcall import FAILURE, POST_TOOL_USE_FAILURE, SUCCESS, UNKNOWN, ToolCall
-from ._fields import build, exit_status, json_object, mapping, string
+from ._fields import build, exit_status, json_object, mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ _RESULT = {"success": SUCCESS, "failure": FAILURE, "denied": FAILURE, "rejected"
 
 
 def parse(payload: Mapping[str, Any], event: str) -> ToolCall:
-    session = string(payload.get("sessionId")) or string(payload.get("session_id"))
+    session = session_of(payload)
     hook_name = str(payload.get("hookEventName", payload.get("hook_event_name", ""))).lower()
     # The SDK's failure variant carries ``error`` instead of a result.
     if hook_name == "posttoolusefailure" or ("error" in payload and "toolResult" not in payload

@@ -1,4 +1,5 @@
-"""Cursor: the session is ``conversation_id`` (newer builds also send an equal ``session_id``);
+"""Cursor: the session is ``conversation_id`` (newer builds also send an equal ``session_id``, which
+is read first, as teamai's ``deriveSessionId`` reads every payload: ``_fields.session_of``);
 events are camelCase; ``tool_output`` is a JSON *string* (a shell call's holds ``exitCode`` and
 ``stdout``); ``postToolUseFailure`` is a failed call. The Shell tool may name its own
 ``working_directory``; an empty ``cwd`` falls back to the single workspace root."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..toolcall import POST_TOOL_USE_FAILURE, SUCCESS, ToolCall
-from ._fields import build, exit_status, json_object, mapping, string
+from ._fields import build, exit_status, json_object, mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -26,6 +27,6 @@ def parse(payload: Mapping[str, Any], event: str) -> ToolCall:
     roots = payload.get("workspace_roots")
     if cwd is None and isinstance(roots, list) and len(roots) == 1:
         cwd = string(roots[0])
-    session = string(payload.get("conversation_id")) or string(payload.get("session_id"))
+    session = session_of(payload)
     return build("cursor", event, payload, session, payload.get("tool_name"),
                  mapping(payload.get("tool_input")), response, status, cwd)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from ..toolcall import ToolCall
 from . import _bridge
-from ._fields import mapping, string
+from ._fields import mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def _task_link(payload: Mapping[str, Any]) -> tuple[str, str] | None:
         return None
     meta = mapping(payload.get("metadata")) or mapping(mapping(payload.get("tool_response")).get("metadata"))
     child = string(meta.get("sessionId"))
-    parent = string(meta.get("parentSessionId")) or string(payload.get("session_id"))
+    parent = string(meta.get("parentSessionId")) or session_of(payload)
     return (child, parent) if child and parent and child != parent else None
 
 
