@@ -143,16 +143,25 @@ def _flow(value: Any) -> str:
     return _scalar(value)
 
 
+_SPELLED = {name: name for name in ("version", "votes", "deltas", *FIELDS, "recalled_delta", "upvoted_delta")}
+
+
 def _emit(mapping: dict[Any, Any], pad: str, out: list[str]) -> None:
     for key, value in mapping.items():
-        head = f"{pad}{_key(key) if type(key) is str else _quoted(str(key))}:"
-        if type(value) is dict:
+        spelled = _SPELLED.get(key) or (_key(key) if type(key) is str else _quoted(str(key)))
+        head = f"{pad}{spelled}:"
+        kind = type(value)
+        if kind is int:  # the counts: most lines of a ledger
+            out.append(f"{head} {value}")
+        elif kind is str:
+            out.append(f"{head} {_string(value)}")
+        elif kind is dict:
             if value:
                 out.append(head)
                 _emit(value, pad + "  ", out)
             else:
                 out.append(head + " {}")
-        elif type(value) is list:
+        elif kind is list:
             if value:
                 out.append(head)
                 out.extend(f"{pad}  - {_flow(v) if isinstance(v, (dict, list)) else _scalar(v)}" for v in value)
@@ -293,15 +302,8 @@ _OPEN = object()  # a key whose value starts on the next line
 
 
 def _line(line: str) -> tuple[int, Any, Any]:
-    """(indent, key, value or _OPEN) of one line; key ``_NO`` when this reader does not know it."""
-    common = _COMMON.fullmatch(line)
-    if common is not None and common.group(2) not in _NOT_KEYS:
-        indent, key, count, empty, instant = common.groups()
-        if count is not None:
-            return len(indent), key, int(count)
-        if empty is not None:
-            return len(indent), key, "" if empty == '""' else {}
-        return len(indent), key, _OPEN if instant is None else instant
+    """(indent, key, value or _OPEN) of a line the common pattern does not cover; key ``_NO``
+    when this reader does not know it."""
     body = line.lstrip(" ")
     if not body or body[0] in "#\t":
         return 0, _NO, None
@@ -319,12 +321,24 @@ def _fast_parse(text: str) -> Any:
     root: dict[Any, Any] = {}
     stack: list[tuple[int, dict[Any, Any]]] = [(0, root)]
     open_key: tuple[int, dict[Any, Any], Any] | None = None
+    common = _COMMON.fullmatch
     for line in text.split("\n"):
         if not line:
             continue
-        indent, key, value = _line(line)
-        if key is _NO or value is _NO:
-            return None
+        match = common(line)
+        if match is not None and match.group(2) not in _NOT_KEYS:
+            spaces, key, count, empty, instant = match.groups()
+            indent = len(spaces)
+            if count is not None:
+                value: Any = int(count)
+            elif empty is not None:
+                value = "" if empty == '""' else {}
+            else:
+                value = _OPEN if instant is None else instant
+        else:
+            indent, key, value = _line(line)
+            if key is _NO or value is _NO:
+                return None
         if open_key is not None:
             parent_indent, parent, parent_key = open_key
             open_key = None
