@@ -93,23 +93,22 @@ def _team(report: Report, args: argparse.Namespace, env: dict[str, str]) -> conf
     return cfg
 
 
-def _state(report: Report, cfg: config.Config) -> bool:
+def _state(report: Report, cfg: config.Config) -> None:
     scope = cfg.active
     ok, decider = _writable_folder(scope.state_dir)
     if not ok:
         report.line("state folder", "FAIL", f"{scope.state_dir} cannot be written ({decider} is not a writable "
                     "folder)", "set TEAMAI_HOME to a folder you can write, or fix the permissions of " + decider)
-        return False
+        return
     for path in (scope.log_path, scope.ledger_path):
         if os.path.exists(path) and not os.access(path, os.W_OK):
             report.line("state folder", "FAIL", f"{path} cannot be written", f"fix the permissions of {path}")
-            return False
+            return
     made = "" if os.path.isdir(scope.state_dir) else "; made at the first record"
     report.line("state folder", "ok", f"{scope.state_dir} (writable{made})")
-    return True
 
 
-def _probe(report: Report, argv: list[str], env: dict[str, str], args: argparse.Namespace) -> None:
+def _probe(report: Report, argv: list[str], env: dict[str, str]) -> None:
     """Run the printed line for an event no hook knows, against a scratch state home: the hook
     then notes the event in that home's debug log, which proves the line reached the hook."""
     with tempfile.TemporaryDirectory(prefix="teamai-doctor-") as scratch:
@@ -237,7 +236,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
     team = command.team_folder(args.team) if cfg is not None and args.team else None
     user_team = command.team_folder(args.user_team) if cfg is not None and args.user_team else None
     report.line("hook line", "ok", command.command_line("post-tool-use", tool, team, user_team))
-    _probe(report, command.command_argv(PROBE_EVENT, tool, team, user_team), env, args)
+    _probe(report, command.command_argv(PROBE_EVENT, tool, team, user_team), env)
     if cfg is not None:
         _ledger(report, cfg)
         _logs(report, cfg)
