@@ -4,7 +4,8 @@ Exit codes (a script can rely on them):
 
 =====  ==============================================================
 0      done (recall printed its hits, or the no-hit line)
-1      a check said no: ``recall --check`` found nothing, ``review`` found a fail
+1      a check said no: ``recall --check`` found nothing, ``review`` found a fail,
+       ``doctor`` found what would make a hook record nothing
 2      usage: unknown command or option, empty query, bad argument
 3      the team folder or a given file cannot be used
 4      busy: a lock stayed held past the bounded wait; try again
@@ -40,14 +41,20 @@ class Io:
         self.stderr = stderr
 
     def warn(self, message: str) -> None:
-        self.stderr.write(f"teamai-ref: warning: {message}\n")
+        self.stderr.write(f"teamai-ref: warning: {one_line(message)}\n")
 
     def error(self, message: str) -> None:
-        self.stderr.write(f"teamai-ref: error: {message}\n")
+        self.stderr.write(f"teamai-ref: error: {one_line(message)}\n")
+
+
+def one_line(message: str) -> str:
+    """A message as one line: a tool that wraps another's error text must not spill lines."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 class _Usage(Exception):
-    pass
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: error: {one_line(message)} (see {prog} --help)")
 
 
 def _team_args(p: argparse.ArgumentParser) -> None:
@@ -84,7 +91,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             super().__init__(*args, **kwargs)
 
         def error(self, message: str) -> None:  # type: ignore[override]
-            raise _Usage(f"{self.prog}: {message}")
+            raise _Usage(self.prog, message)
 
     parser = _Parser(prog="teamai-ref", description="Reference implementation of TeamAI recall (#884, #1552).")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
@@ -93,12 +100,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("recall", help="search the team's knowledge and record the run")
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("--check", action="store_true", help="only say whether recall would find something")
-    p.add_argument("--caller", help=argparse.SUPPRESS)
-    p.add_argument("--limit", type=int, default=5, help=argparse.SUPPRESS)
+    p.add_argument("--caller", metavar="NAME",
+                   help="who runs this recall; the recall subagent passes --caller teamai-recall, and its own "
+                        "reads of the hits then never upvote them (#884)")
+    p.add_argument("--limit", type=int, default=5, metavar="N", help="print at most N hits (default: 5)")
     _team_args(p)
 
     p = sub.add_parser("index", help="bring the search index up to date and report it")
     _team_args(p)
+
+    # Parsed by hook.dispatch without argparse (a hook is a fresh process on every tool call); listed
+    # here so that help shows it.
+    sub.add_parser("hook-dispatch", add_help=False,
+                   help="the hook agents call: a payload on stdin; always exits 0 (hook-dispatch --help)")
 
     for name, module, helptext in _EXTRA:
         sp = sub.add_parser(name, help=helptext)
@@ -117,6 +131,7 @@ _EXTRA: list[tuple[str, str, str]] = [
     ("stats", "stats", "show recall for the last 10 sessions"),
     ("hook-command", "hook.command", "print the fastest command line for an agent's hook settings"),
     ("replay", "hook.replay", "explain what the hook would record for saved payloads, writing nothing"),
+    ("doctor", "doctor", "say what a hook line would do here, and how to fix what would stop it"),
 ]
 
 
@@ -125,10 +140,9 @@ def _load_config(args: argparse.Namespace, io: Io) -> Config:
 
     cfg = config.load(io.env, getattr(args, "team", None), getattr(args, "user_team", None))
     for scope in cfg.scopes:
-        if not os.path.isdir(scope.team):
-            raise config.ConfigError(f"team folder {scope.team} does not exist; pass --team DIR")
-        if not os.access(scope.team, os.R_OK | os.X_OK):
-            raise config.ConfigError(f"team folder {scope.team} cannot be read; check its permissions")
+        problem = config.team_problem(scope.team)
+        if problem:
+            raise config.ConfigError(problem)
     return cfg
 
 
@@ -176,15 +190,16 @@ def run(argv: Sequence[str], io: Io) -> int:
     if argv and argv[0] == "hook-dispatch":
         from .hook import dispatch
 
-        return dispatch.main(list(argv[1:]), io.env, io.stdin, io.stderr)
+        return dispatch.main(list(argv[1:]), io.env, io.stdin, io.stderr, io.stdout)
     from . import config, index
     from .clock import ClockError
+    from .ledger import YamlUnavailable
     from .storage import Busy
 
     try:
         args = build_parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(list(argv))
-    except _Usage as exc:
-        io.error(str(exc))
+    except _Usage as exc:  # already "<command>: error: ...", argparse's own form
+        io.stderr.write(f"{exc}\n")
         return EXIT_USAGE
     if args.version:
         from . import __version__
@@ -212,6 +227,9 @@ def run(argv: Sequence[str], io: Io) -> int:
     except index.IndexError_ as exc:
         io.error(f"{exc}; another process may hold it, try again")
         return EXIT_BUSY
+    except YamlUnavailable as exc:
+        io.error(f"{exc}; install PyYAML there")
+        return EXIT_INPUT
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -97,8 +97,9 @@ def run(args: argparse.Namespace, io: Io) -> int:
         return EXIT_USAGE
     cfg = config.load(io.env, args.team, args.user_team)
     scope = cfg.active
-    if not os.path.isdir(scope.team):
-        raise config.ConfigError(f"team folder {scope.team} does not exist; pass --team DIR")
+    problem = config.team_problem(scope.team)
+    if problem:
+        raise config.ConfigError(problem)
     try:
         with open(args.file, "rb") as fh:
             text = frontmatter.decode(fh.read())

@@ -167,7 +167,7 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
                     entry = votes.setdefault(hit.entry.key, ledger.empty_entry())
                     entry["recalled_count"] += 1
                     entry["last_recalled_at"] = ts
-        except Busy as exc:
+        except (Busy, ledger.YamlUnavailable) as exc:
             warn(f"{exc}; recalled_count was not updated for this run")
     return run_id
 
