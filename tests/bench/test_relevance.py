@@ -156,6 +156,14 @@ def test_differences_are_listed_by_kind_and_categorised():
     assert "## q1" in report and "**docs/a.md**" in report and "reference #1, teamai-cli #2" in report
 
 
+def test_common_words_and_word_forms_get_their_own_categories():
+    q = questions.Question("q", "how to delete the rows", "docs/t.md", "doc", False)
+    ref = [Hit("learnings/deleting.md", "Deleting Records", "3.0", "learnings")]
+    cli = [Hit("learnings/top.md", "Scroll To The Top", "9.0", "learnings")]
+    assert differential.categorize(q, "missing", "learnings/top.md", ref, cli) == "stop-words"
+    assert differential.categorize(q, "extra", "learnings/deleting.md", ref, cli) == "stemming"
+
+
 def test_the_documented_list_round_trips_and_keeps_hand_given_categories(tmp_path):
     diffs = [differential.Difference("q1", "missing", "docs/a b.md", "teamai-cli #1", "ranking"),
              differential.Difference("q2", "score", "rules/r.md", "reference 1, teamai-cli 2", "score-scale")]
