@@ -37,7 +37,8 @@ KINDS = ("missing", "extra", "reordered", "score", "title")
 CATEGORIES = {
     "cjk-tokens": "the question holds CJK text: teamai-cli indexes CJK bigrams from Intl.Segmenter words, "
                   "the reference single characters searched as phrases",
-    "docs-body-match": "a doc teamai-cli found through its body alone (its docs skip the title/tag gate); "
+    "docs-body-match": "a doc teamai-cli found with no meaningful query word in its title (its docs skip the "
+                       "title/tag gate, so the body decides); "
                        "the reference requires a query word in a doc's title or tags",
     "wiki-ranker": "a teamwiki page: teamai-cli ranks pages in a separate BM25 pass over the page text "
                    "(at most 3, score min(10, 2·log2(s+1))) merged by score; the reference ranks them in its one index",
@@ -45,7 +46,7 @@ CATEGORIES = {
                    "(teamai-cli) against FTS5 bm25 with column weights (reference)",
     "title-source": "teamai-cli titles by frontmatter title only, else the path under the kind's folder "
                     "(hyphens to spaces); the reference also reads a skill's name and a leading # heading",
-    "stop-words": "teamai-cli matched the file only through common words (the, to, how...) that the reference "
+    "stop-words": "teamai-cli matched the title only through common words (the, to, how...) that the reference "
                   "drops from a query",
     "stemming": "the reference matched a word form (Porter stemmer: deleting ~ delete) where teamai-cli "
                 "needs the exact token",
@@ -109,10 +110,10 @@ def categorize(q: Question, kind: str, file: str, ref: Sequence[Hit], cli: Seque
     ref_by_file = {h.file: h for h in ref}
     if kind == "missing":
         shared, meaningful = _overlap(q.q, cli_by_file[file].title)
+        if not meaningful and file.startswith("docs/"):
+            return "docs-body-match"
         if shared and not meaningful:
             return "stop-words"
-        if not shared and file.startswith("docs/"):
-            return "docs-body-match"
     if kind == "extra":
         title = ref_by_file[file].title
         if not _overlap(q.q, title)[1] and {_stem(w) for w in _words(q.q) - _COMMON} & \
