@@ -203,3 +203,11 @@ def test_the_reference_in_process_answers_as_the_teamai_ref_process_does(tmp_pat
     proc = engines.Reference(str(REAL_TEAM), str(tmp_path / "b"), mode="process")
     for q in qs:
         assert inproc.recall(q.q) == proc.recall(q.q), q.id
+
+
+def test_an_asset_mismatch_names_the_kind_and_the_differing_paths():
+    ours = {"learning": {"learnings/a", "learnings/ns/b"}, "doc": {"docs/x.md"}}
+    peer = {"learning": {"learnings/a"}, "doc": {"docs/x.md"}}
+    (line,) = engines.asset_mismatch(ours, peer)
+    assert line.startswith("learning: reference 2, teamai-cli 1") and "learnings/ns/b" in line
+    assert engines.asset_mismatch(ours, ours) == []
