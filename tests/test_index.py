@@ -132,7 +132,7 @@ def test_real_team_indexes_and_searches_without_a_crash(tmp_path):
     for query in ("matplotlib figure size", "git rebase", "消息", "postgres index", "redux store"):
         hits = recall.search(cfg, query, warnings.append).hits
         assert all(h.path.startswith(str(REAL_TEAM)) for h in hits)
-    conn = index.open_index(cfg.active)
+    conn = index.open_index(cfg.active, warnings.append)
     total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
     assert total > 2500
     frontmatter_warnings = [w for w in warnings if "frontmatter" in w]
@@ -197,7 +197,7 @@ def test_large_tree_sees_new_and_removed_folders(tmp_path, large_mode):
     titles = _search(home, team, "note alpha")
     assert titles and not any(t in ("Note 2 alpha", "Note 5 alpha") for t in titles)
     scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
-    conn = index.open_index(scope)
+    conn = index.open_index(scope, print)
     assert conn.execute("SELECT count(*) FROM assets").fetchone()[0] == 8  # 12 less the four in ns2
     assert conn.execute("SELECT value FROM meta WHERE name = 'assets'").fetchone()[0] == "8"
 
