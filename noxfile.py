@@ -55,6 +55,13 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/run.py", *session.posargs, env={"PYTHONDONTWRITEBYTECODE": ""})
 
 
+@nox.session
+def relevance(session: nox.Session) -> None:
+    """Known-item relevance per slice, the reference and teamai-cli 0.25.0 (bench/relevance/README.md)."""
+    _install(session)
+    session.run("python", "bench/relevance/run.py", "--heldout", *session.posargs)
+
+
 @nox.session(name="conformance_teamai_cli")
 def conformance_teamai_cli(session: nox.Session) -> None:
     """The corpus against the published teamai-cli 0.25.0 (needs node and npm; not run by default)."""
