@@ -164,7 +164,7 @@ def copy_to_memory(conn: sqlite3.Connection) -> sqlite3.Connection:
     return mem
 
 
-def open_index(scope: Scope, warn: Warn, busy_s: float = 5.0) -> sqlite3.Connection:
+def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> sqlite3.Connection:
     """Open the stored index of ``scope`` for reading and writing, creating it, or rebuilding it
     when its format version differs or the file is corrupt (each said on one line).
 
@@ -172,6 +172,8 @@ def open_index(scope: Scope, warn: Warn, busy_s: float = 5.0) -> sqlite3.Connect
     :class:`IndexUnwritable` when the state folder or the file cannot be written. A busy index
     is never deleted: only SQLite's "corrupt" and "not a database" answers remove the file.
     """
+    if warn is None:
+        warn = _quiet
     path = scope.index_path
     try:
         ensure_dir(scope.state_dir)
@@ -200,6 +202,10 @@ def open_index(scope: Scope, warn: Warn, busy_s: float = 5.0) -> sqlite3.Connect
         raise _failure(exc, path) from exc
     except OSError as exc:
         raise IndexUnwritable(f"index {path} cannot be written ({exc.strerror or exc})") from exc
+
+
+def _quiet(message: str) -> None:
+    pass
 
 
 def _build(conn: sqlite3.Connection, path: str, warn: Warn) -> None:
