@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from . import frontmatter, tree
+from . import fields, frontmatter, ranking, tree, words
 from .config import Scope
 from .storage import ensure_dir
 
@@ -24,26 +23,10 @@ if TYPE_CHECKING:
 else:
     from ._tuples import NamedTuple
 
-INDEX_VERSION = "10"
+INDEX_VERSION = "11"
 MAX_INDEXED_BYTES = 1 << 20  # a larger asset is indexed up to here, with a warning
-SNIPPET_CHARS = 160
-WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
 FULL_SCAN_LIMIT = 4000  # trees up to this many assets stat every file on every recall
 FULL_SCAN_EVERY = 300.0  # seconds; larger trees are walked at least this often
-
-_STOP = frozenset(
-    "a an and are as at be but by for from how i if in into is it its me my of on or our so that the "
-    "their then there these this to was we what when where which who why will with you your do does did "
-    "can could should would".split()
-)
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-# Chinese, Japanese and Korean text has no spaces between words: each character is indexed as a
-# token of its own and a query word written in these scripts is searched as a phrase of them.
-_CJK = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
-
-
-def spaced(text: str) -> str:
-    return _CJK.sub(r" \1 ", text)
 
 Warn = Callable[[str], None]
 
@@ -85,21 +68,11 @@ _SCHEMA = (
     "CREATE TABLE edges(source INTEGER NOT NULL, target TEXT NOT NULL)",
     "CREATE INDEX edges_target ON edges(target)",
     "CREATE TABLE dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL)",
-    "CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize='porter unicode61 remove_diacritics 2')",
+    # The two views ranking.py scores (see fields.py for what the heads are).
+    "CREATE VIRTUAL TABLE bodies USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE heads USING fts5(title, tags, about, name,"
+    " tokenize='porter unicode61 remove_diacritics 2')",
 )
-
-
-def query_terms(query: str) -> list[str]:
-    """Distinct lower-case words of a query, stop words dropped (all kept if all are stop words)."""
-    words = [" ".join(spaced(w).split()) for w in _TOKEN.findall(query.lower())]
-    seen: dict[str, None] = {}
-    for w in words:
-        if w not in _STOP:
-            seen.setdefault(w, None)
-    if not seen:
-        for w in words:
-            seen.setdefault(w, None)
-    return list(seen)
 
 
 # SQLite's primary result codes that decide what a failure means (``sqlite_errorcode & 0xff``).
@@ -283,31 +256,6 @@ def _read_asset(asset: tree.AssetFile, warn: Warn) -> tuple[frontmatter.Parsed, 
     return frontmatter.split(text), truncated
 
 
-def _heading(body: str) -> str | None:
-    """The body's first line when it is a level-one Markdown heading."""
-    for line in body.split("\n", 20)[:20]:
-        if line.strip():
-            return line[2:].strip() or None if line.startswith("# ") else None
-    return None
-
-
-def _title(asset: tree.AssetFile, meta: dict[str, Any], body: str) -> str:
-    """Frontmatter title (a skill's name), else the body's leading ``# heading``, else the file name."""
-    title = frontmatter.text_field(meta, "title")
-    if title is None and asset.kind == tree.SKILL:
-        title = frontmatter.text_field(meta, "name")
-    if title is None:
-        title = _heading(body)
-    if title is None:
-        title = asset.key.rsplit("/", 1)[-1]
-    return " ".join(title.split())
-
-
-def _snippet(body: str) -> str:
-    text = " ".join(body.split())
-    return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
-
-
 def _insert(conn: sqlite3.Connection, asset: tree.AssetFile, warn: Warn) -> None:
     read = _read_asset(asset, warn)
     if read is None:
@@ -320,7 +268,7 @@ def _insert(conn: sqlite3.Connection, asset: tree.AssetFile, warn: Warn) -> None
     if parsed.problem:
         warn(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
     meta = parsed.meta
-    title = _title(asset, meta, parsed.body)
+    title = fields.title(asset, meta, parsed.body)
     tags = frontmatter.tags_field(meta)
     relations = extract.outgoing(asset.kind, asset.tree_path, meta, parsed.body) if not parsed.problem \
         else extract.outgoing(asset.kind, asset.tree_path, {}, parsed.body)
@@ -330,10 +278,12 @@ def _insert(conn: sqlite3.Connection, asset: tree.AssetFile, warn: Warn) -> None
         (asset.path, asset.kind, asset.tree_path, asset.key, asset.mtime_ns, asset.size, title,
          frontmatter.text_field(meta, "author"), frontmatter.text_field(meta, "date"),
          json.dumps(tags, ensure_ascii=False), json.dumps(relations, ensure_ascii=False, sort_keys=True),
-         _snippet(parsed.body) if asset.kind == tree.WIKI else None, asset.codebase))
+         fields.snippet(parsed.body) if asset.kind == tree.WIKI else None, asset.codebase))
     rowid = cur.lastrowid
-    conn.execute("INSERT INTO fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-                 (rowid, spaced(title), spaced(" ".join(tags)), spaced(parsed.body)))
+    heads = (title, " ".join(tags), fields.about(asset, meta, parsed.body), fields.name(asset))
+    conn.execute("INSERT INTO heads(rowid, title, tags, about, name) VALUES(?,?,?,?,?)",
+                 (rowid, *(words.for_index(h) for h in heads)))
+    conn.execute("INSERT INTO bodies(rowid, body) VALUES(?,?)", (rowid, words.for_index(parsed.body)))
     targets = {t for _, t in relations.get("declared", ())} | set(relations.get("links", ()))
     conn.executemany("INSERT INTO edges(source, target) VALUES(?, ?)", [(rowid, t) for t in sorted(targets)])
 
@@ -418,6 +368,7 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
         total = len(files) if changed is None else int(_meta(conn, "assets") or 0) + len(added) - len(gone)
         meta = [("assets", str(total))] + ([("walked_at", repr(now_s))] if changed is None else [])
         conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)", meta)
+        _count_indexed(conn)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
         _rollback(conn)
@@ -428,10 +379,18 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     return len(gone) + len(added)
 
 
+def _count_indexed(conn: sqlite3.Connection) -> None:
+    """Keep the number of searchable assets at hand: ranking's idf needs it on every query, and
+    counting an FTS table costs a scan of it."""
+    count = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+    conn.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('indexed', ?)", (str(count),))
+
+
 def _delete(conn: sqlite3.Connection, ids: list[int]) -> None:
     for chunk in _chunks(ids, 500):
         marks = ",".join("?" * len(chunk))
-        conn.execute(f"DELETE FROM fts WHERE rowid IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM bodies WHERE rowid IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM heads WHERE rowid IN ({marks})", chunk)
         conn.execute(f"DELETE FROM edges WHERE source IN ({marks})", chunk)
         conn.execute(f"DELETE FROM assets WHERE id IN ({marks})", chunk)
 
@@ -473,6 +432,7 @@ def reindex(conn: sqlite3.Connection, scope: Scope, paths: list[str], warn: Warn
             except OSError:  # gone: the next walk of its folder settles the count
                 continue
             _insert(conn, tree.AssetFile(kind, tree_path, key, path, st.st_mtime_ns, st.st_size), warn)
+        _count_indexed(conn)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
         _rollback(conn)
@@ -492,31 +452,14 @@ def _chunks(items: list[int], size: int) -> Iterable[list[int]]:
         yield items[i:i + size]
 
 
-def _fts_query(terms: list[str], op: str) -> str:
-    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-# A hit needs a word of the query in its title or tags (teamai's rule); teamwiki pages, whose
-# titles are file names, are exempt. Pages of withheld codebases are never hits.
-_COLUMNS = "a.kind, a.tree_path, a.key, a.path, a.title, a.author, a.date, a.tags, a.relations, a.snippet"
-_SELECT = (
-    f"SELECT -bm25(fts, ?, ?, ?) AS score, {_COLUMNS} FROM fts JOIN assets a ON a.id = fts.rowid"
-    " WHERE fts MATCH ? AND (a.kind = 'wiki' OR fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
-    " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))"
-    " ORDER BY score DESC, a.tree_path ASC LIMIT ?")
-
-
 def search(conn: sqlite3.Connection, terms: list[str], limit: int,
            withheld: frozenset[str] = frozenset()) -> list[Entry]:
-    """Best ``limit`` entries: all terms first; any term when that finds fewer than ``limit``."""
-    if not terms:
-        return []
-    heading = "{title tags}: (" + _fts_query(terms, "OR") + ")"
-    hidden = json.dumps(sorted(withheld))
-    rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "AND"), heading, hidden, limit)).fetchall()
-    if len(rows) < limit and len(terms) > 1:
-        rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "OR"), heading, hidden, limit)).fetchall()
-    return [_entry(r) for r in rows]
+    """The best ``limit`` entries for these query words (``ranking.py`` owns how)."""
+    total = int(_meta(conn, "indexed") or 0)
+    return [_entry(r) for r in ranking.search(conn, terms, limit, total, withheld)]
+
+
+_COLUMNS = ranking._COLUMNS
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:

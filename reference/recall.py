@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from . import index, ledger, runlog, session_env, tree
+from . import index, ledger, ranking, runlog, session_env, tree
 from .clock import now, stamp
 from .config import WORKSPACE, Config, Scope
 from .relations import visibility
@@ -108,7 +108,7 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
            write: bool = True) -> Searched:
     """The hits of every scope, shadowed and cut to ``limit``. With ``write`` false (``--check``)
     nothing is written anywhere, the index included (see ``scope_index``)."""
-    terms = index.query_terms(query)
+    terms = ranking.query_terms(query)
     if not terms:
         raise EmptyQuery("the query has no words to search for")
     found: list[tuple[Scope, index.Entry]] = []

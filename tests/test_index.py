@@ -97,13 +97,14 @@ def test_corrupt_index_file_is_rebuilt(tmp_path):
     assert len(_search(home, team, "alpha")) == 2
 
 
-def test_cjk_words_are_found_as_phrases(tmp_path):
+def test_cjk_words_rank_the_document_that_has_them_in_order_first(tmp_path):
     team = tmp_path / "team"
     (team / "docs").mkdir(parents=True)
     (team / "docs" / "mq.md").write_text("# 消息模型\n\n生产者负责生产消息。\n", encoding="utf-8")
     (team / "docs" / "other.md").write_text("# 模型消息\n\n无关。\n", encoding="utf-8")
+    (team / "docs" / "far.md").write_text("# 部署\n\n集群部署。\n", encoding="utf-8")
     home = tmp_path / "home"
-    assert _search(home, team, "消息模型") == ["消息模型"]
+    assert _search(home, team, "消息模型") == ["消息模型", "模型消息"]
 
 
 def test_title_falls_back_to_heading_then_file_name(tmp_path):

@@ -62,6 +62,7 @@ def test_spec_example(cli, team) -> None:  # type: ignore[no-untyped-def]
         f"{t}/rules/payments.md": [f"→ MAPS_TO {page}", f"→ REFERENCES {t}/skills/release/SKILL.md",
                                    f"→ REFERENCES {t}/docs/payments-overview.md"],
         page: [f"← MAPS_TO {t}/rules/payments.md"],
+        f"{t}/learnings/redis-timeout.md": [],
     }
     # right after File:, before the snippet
     assert f"File: {page}\nRelated: ← MAPS_TO {t}/rules/payments.md\nSnippet: " in res.out
@@ -282,7 +283,7 @@ def test_large_tree_busy_index_leaves_out_what_an_edited_source_declared(make, l
 
     from reference import config
 
-    team, run = make({"rules/r.md": fm("related:\n  REFERENCES: docs/d.md\n", title="other"),
+    team, run = make({"rules/r.md": fm("related:\n  REFERENCES: docs/d.md\n", title="other", body="words"),
                       "rules/s.md": fm(title="unrelated one"), "rules/t.md": fm(title="unrelated two"),
                       "docs/d.md": fm(title="payments")})
     assert related(run("recall", "payments").out)[f"{team}/docs/d.md"] == [f"← REFERENCES {team}/rules/r.md"]
