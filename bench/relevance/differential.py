@@ -37,7 +37,8 @@ KINDS = ("missing", "extra", "reordered", "score", "title")
 CATEGORIES = {
     "cjk-tokens": "the question holds CJK text: teamai-cli indexes CJK bigrams from Intl.Segmenter words, "
                   "the reference single characters searched as phrases",
-    "docs-body-match": "a doc teamai-cli found through its body alone (its docs skip the title/tag gate); "
+    "docs-body-match": "a doc teamai-cli found with no meaningful query word in its title (its docs skip the "
+                       "title/tag gate, so the body decides); "
                        "the reference requires a query word in a doc's title or tags",
     "wiki-ranker": "a teamwiki page: teamai-cli ranks pages in a separate BM25 pass over the page text "
                    "(at most 3, score min(10, 2·log2(s+1))) merged by score; the reference ranks them in its one index",
@@ -45,10 +46,14 @@ CATEGORIES = {
                    "(teamai-cli) against FTS5 bm25 with column weights (reference)",
     "title-source": "teamai-cli titles by frontmatter title only, else the path under the kind's folder "
                     "(hyphens to spaces); the reference also reads a skill's name and a leading # heading",
+    "stop-words": "teamai-cli matched the title only through common words (the, to, how...) that the reference "
+                  "drops from a query",
+    "stemming": "the reference matched a word form (Porter stemmer: deleting ~ delete) where teamai-cli "
+                "needs the exact token",
     "tie-order": "equal scores: teamai-cli breaks ties by date (newest first), then index order; "
                  "the reference by tree path",
-    "ranking": "the two ranking functions order or select differently (weights, idf, stemming, "
-               "stop words, all-words-first in the reference)",
+    "ranking": "otherwise: the two ranking functions select or order differently (field weights, idf, "
+               "length normalisation, the reference trying all query words before any)",
 }
 
 
@@ -65,10 +70,30 @@ class Difference(NamedTuple):
 
 
 _WORD = re.compile(r"\w+")
+# Common English words a query carries without meaning; written for this rough categorisation.
+_COMMON = frozenset(
+    "a an and are as at be but by can could did do does for from how i if in into is it its me my no not of "
+    "on or our should so that the their then there these this to was we what when where which who why will "
+    "with would you your".split())
 
 
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if not CJK.search(w)}
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to tell word forms apart from different words."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def _overlap(query: str, title: str) -> tuple[set[str], set[str]]:
+    """(query words in the title, the same leaving out common words)."""
+    shared = _words(query) & _words(title)
+    return shared, shared - _COMMON
 
 
 def categorize(q: Question, kind: str, file: str, ref: Sequence[Hit], cli: Sequence[Hit]) -> str:
@@ -82,16 +107,21 @@ def categorize(q: Question, kind: str, file: str, ref: Sequence[Hit], cli: Seque
     if q.cjk:
         return "cjk-tokens"
     cli_by_file = {h.file: h for h in cli}
-    if kind == "missing" and file.startswith("docs/"):
-        hit = cli_by_file[file]
-        if not _words(q.q) & _words(hit.title):
+    ref_by_file = {h.file: h for h in ref}
+    if kind == "missing":
+        shared, meaningful = _overlap(q.q, cli_by_file[file].title)
+        if not meaningful and file.startswith("docs/"):
             return "docs-body-match"
+        if shared and not meaningful:
+            return "stop-words"
+    if kind == "extra":
+        title = ref_by_file[file].title
+        if not _overlap(q.q, title)[1] and {_stem(w) for w in _words(q.q) - _COMMON} & \
+                {_stem(w) for w in _words(title)}:
+            return "stemming"
     if kind == "reordered":
-        scores = [h.score for h in cli]
-        ref_scores = [h.score for h in ref]
-        mine = cli_by_file[file].score
-        ref_mine = next(h.score for h in ref if h.file == file)
-        if scores.count(mine) > 1 or ref_scores.count(ref_mine) > 1:
+        mine, ref_mine = cli_by_file[file].score, ref_by_file[file].score
+        if [h.score for h in cli].count(mine) > 1 or [h.score for h in ref].count(ref_mine) > 1:
             return "tie-order"
     return "ranking"
 

@@ -74,7 +74,7 @@ def bench_tree(label: str, tree: str, qfile: str, args: argparse.Namespace, entr
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", default=DEFAULT_CORPUS, help="the real-team-a tree")
-    p.add_argument("--heldout", action="store_true", help="also run the held-out question set on its own tree")
+    p.add_argument("--heldout", action="store_true", help="also run the held-out question sets on their trees")
     p.add_argument("--skip-peer", action="store_true", help="the reference only")
     p.add_argument("--fresh", action="store_true", help="run teamai-cli again instead of using its cached answers")
     p.add_argument("--ref-mode", choices=("inprocess", "process"), default="inprocess",
@@ -92,11 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"relevance: skipped real-team-a: the corpus is not at {args.corpus} "
               "(it lives beside the repository in shared/corpora/real-team-a)")
     if args.heldout:
-        tree = heldout.build(say)
-        if tree is None:
-            print("relevance: skipped the held-out set: its tree could not be built (see above)")
-        else:
-            code = max(code, bench_tree("held-out", tree, heldout.QUESTIONS, args, entry, None))
+        for name, source in heldout.SOURCES.items():
+            tree = heldout.build(name, say)
+            if tree is None:
+                print(f"relevance: skipped the held-out set {name}: its tree could not be built (see above)")
+                continue
+            code = max(code, bench_tree(f"held-out-{name}", tree, source.questions, args, entry, None))
     return code
 
 

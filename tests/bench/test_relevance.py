@@ -19,6 +19,7 @@ from relevance.engines import Hit  # noqa: E402
 REAL_TEAM = ROOT.parent / "shared" / "corpora" / "real-team-a"
 MAIN = ROOT / "bench" / "relevance" / "questions-real-team-a.yaml"
 HELDOUT = Path(heldout.QUESTIONS)
+HELDOUT_CJK = Path(heldout.SOURCES["ydoc"].questions)
 
 
 def count(qs: list[questions.Question]) -> dict[str, int]:
@@ -34,11 +35,13 @@ def test_the_main_question_set_has_the_slices_the_benchmark_reports():
     assert n["doc"] >= 25 and n["skill"] >= 20 and n["rule"] >= 15 and n["learning"] > 0 and n["wiki"] > 0
 
 
-def test_the_held_out_set_is_large_enough_and_disjoint_from_the_main_one():
+def test_the_held_out_sets_are_large_enough_and_disjoint_from_the_main_one():
     main, held = questions.load(str(MAIN)).questions, questions.load(str(HELDOUT)).questions
-    assert len(held) >= 40
-    assert not {q.id for q in main} & {q.id for q in held}
-    assert not {q.q for q in main} & {q.q for q in held}
+    cjk = questions.load(str(HELDOUT_CJK)).questions
+    assert len(held) >= 40 and len(cjk) >= 15 and all(q.cjk for q in cjk)
+    ids = [q.id for q in main + held + cjk]
+    assert len(ids) == len(set(ids))
+    assert not {q.q for q in main} & {q.q for q in held + cjk}
 
 
 def test_a_bad_question_file_is_a_clear_error(tmp_path):
@@ -156,6 +159,14 @@ def test_differences_are_listed_by_kind_and_categorised():
     assert "## q1" in report and "**docs/a.md**" in report and "reference #1, teamai-cli #2" in report
 
 
+def test_common_words_and_word_forms_get_their_own_categories():
+    q = questions.Question("q", "how to delete the rows", "docs/t.md", "doc", False)
+    ref = [Hit("learnings/deleting.md", "Deleting Records", "3.0", "learnings")]
+    cli = [Hit("learnings/top.md", "Scroll To The Top", "9.0", "learnings")]
+    assert differential.categorize(q, "missing", "learnings/top.md", ref, cli) == "stop-words"
+    assert differential.categorize(q, "extra", "learnings/deleting.md", ref, cli) == "stemming"
+
+
 def test_the_documented_list_round_trips_and_keeps_hand_given_categories(tmp_path):
     diffs = [differential.Difference("q1", "missing", "docs/a b.md", "teamai-cli #1", "ranking"),
              differential.Difference("q2", "score", "rules/r.md", "reference 1, teamai-cli 2", "score-scale")]
@@ -169,15 +180,20 @@ def test_the_documented_list_round_trips_and_keeps_hand_given_categories(tmp_pat
     assert differential.check([*diffs[1:], new], documented) == ([new], [("q1", "missing", "docs/a b.md")])
 
 
-def test_the_held_out_mapping_puts_each_page_in_the_team_layout():
-    assert heldout.destination("docs/how-to/publish/auth.md") == "learnings/how-to/publish-auth.md"
-    assert heldout.destination("docs/blog/posts/release-hatch-180.md") == "learnings/blog/release-hatch-180.md"
-    assert heldout.destination("docs/community/contributing.md") == "rules/hatch/contributing.md"
-    assert heldout.destination("docs/config/internal/testing.md") == "rules/hatch/internal/testing.md"
-    assert heldout.destination("SECURITY.md") == "rules/hatch/security.md"
-    assert heldout.destination("docs/plugins/builder/wheel.md") == "docs/hatch/plugins/builder/wheel.md"
-    assert heldout.destination("src/hatch/cli/__init__.py") is None
-    assert heldout.destination("docs/assets/logo.svg") is None
+def test_the_held_out_mappings_put_each_page_in_the_team_layout():
+    assert heldout.ydoc_destination("docs/documents/hooks.md") == "docs/ydoc/hooks.md"
+    assert heldout.ydoc_destination("docs/standard/style-guide.md") == "rules/ydoc/style-guide.md"
+    assert heldout.ydoc_destination("docs/documents/SUMMARY.md") is None
+    assert heldout.ydoc_destination("examples/init/docs/index.md") is None
+    assert heldout.ydoc_destination("LICENSE") == "LICENSE"
+    assert heldout.hatch_destination("docs/how-to/publish/auth.md") == "learnings/how-to/publish-auth.md"
+    assert heldout.hatch_destination("docs/blog/posts/release-hatch-180.md") == "learnings/blog/release-hatch-180.md"
+    assert heldout.hatch_destination("docs/community/contributing.md") == "rules/hatch/contributing.md"
+    assert heldout.hatch_destination("docs/config/internal/testing.md") == "rules/hatch/internal/testing.md"
+    assert heldout.hatch_destination("SECURITY.md") == "rules/hatch/security.md"
+    assert heldout.hatch_destination("docs/plugins/builder/wheel.md") == "docs/hatch/plugins/builder/wheel.md"
+    assert heldout.hatch_destination("src/hatch/cli/__init__.py") is None
+    assert heldout.hatch_destination("docs/assets/logo.svg") is None
 
 
 @pytest.mark.skipif(not REAL_TEAM.is_dir(), reason="real-team-a is not beside the repository")
@@ -187,3 +203,11 @@ def test_the_reference_in_process_answers_as_the_teamai_ref_process_does(tmp_pat
     proc = engines.Reference(str(REAL_TEAM), str(tmp_path / "b"), mode="process")
     for q in qs:
         assert inproc.recall(q.q) == proc.recall(q.q), q.id
+
+
+def test_an_asset_mismatch_names_the_kind_and_the_differing_paths():
+    ours = {"learning": {"learnings/a", "learnings/ns/b"}, "doc": {"docs/x.md"}}
+    peer = {"learning": {"learnings/a"}, "doc": {"docs/x.md"}}
+    (line,) = engines.asset_mismatch(ours, peer)
+    assert line.startswith("learning: reference 2, teamai-cli 1") and "learnings/ns/b" in line
+    assert engines.asset_mismatch(ours, ours) == []
