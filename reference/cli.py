@@ -3,11 +3,11 @@
 Exit codes (a script can rely on them):
 
 =====  ==============================================================
-0      done (recall printed its hits, or the no-hit line)
+0      done (recall printed its hits, or the no-hit line, even when it could not record the run)
 1      a check said no: ``recall --check`` found nothing, ``review`` found a fail,
        ``doctor`` found what would make a hook record nothing
 2      usage: unknown command or option, empty query, bad argument
-3      the team folder or a given file cannot be used
+3      the team folder, the state folder (``TEAMAI_HOME``) or a given file cannot be used
 4      busy: a lock stayed held past the bounded wait; try again
 =====  ==============================================================
 
@@ -155,14 +155,17 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         return EXIT_USAGE
     cfg = _load_config(args, io)
     try:
-        searched = recall.search(cfg, query, io.warn, max(1, args.limit))
+        searched = recall.search(cfg, query, io.warn, max(1, args.limit), write=not args.check)
     except recall.EmptyQuery:
         io.error("the query has no words to search for; say what to look for")
         return EXIT_USAGE
-    if args.check:
-        io.stdout.write(render.render_check(len(searched.hits)))
-        return EXIT_OK if searched.hits else EXIT_NO
-    hits = relations_view.attach(cfg, searched)
+    try:
+        if args.check:
+            io.stdout.write(render.render_check(len(searched.hits)))
+            return EXIT_OK if searched.hits else EXIT_NO
+        hits = relations_view.attach(cfg, searched)
+    finally:
+        searched.close()
     run_id = None
     if not config.recording_disabled(io.env):
         run_id = recall.record(cfg, hits, args.caller, io.warn)
@@ -172,12 +175,24 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
 
 def cmd_index(args: argparse.Namespace, io: Io) -> int:
     from . import index
+    from .clock import now
+    from .storage import lock_wait
 
     cfg = _load_config(args, io)
     for scope in cfg.scopes:
-        conn = index.open_index(scope)
-        changed = index.refresh(conn, scope, io.warn)
-        total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+        try:
+            conn = index.open_index(scope, io.warn, lock_wait(io.env))
+        except index.IndexUnwritable as exc:
+            io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
+            return EXIT_INPUT
+        try:
+            changed = index.refresh(conn, scope, io.warn, now(io.env).timestamp(), force=True)  # every file
+            total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+        except index.IndexUnwritable as exc:
+            io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
+            return EXIT_INPUT
+        finally:
+            conn.close()
         io.stdout.write(f"{scope.name}: {total} assets indexed ({changed} changed) in {scope.index_path}\n")
     return EXIT_OK
 
@@ -224,12 +239,28 @@ def run(argv: Sequence[str], io: Io) -> int:
     except Busy as exc:
         io.error(str(exc))
         return EXIT_BUSY
-    except index.IndexError_ as exc:
-        io.error(f"{exc}; another process may hold it, try again")
+    except index.IndexBusy as exc:
+        io.error(f"{exc}; try again")
         return EXIT_BUSY
     except YamlUnavailable as exc:
         io.error(f"{exc}; install PyYAML there")
         return EXIT_INPUT
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # the state folder (TEAMAI_HOME) cannot be used
+        io.error(_os_problem(exc, io.env))
+        return EXIT_INPUT
+
+
+def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
+    from .config import home_dir
+
+    where = exc.filename if isinstance(exc.filename, str) else ""
+    text = f"{where}: {exc.strerror or exc}" if where else str(exc.strerror or exc)
+    home = home_dir(env)
+    if not where or where == home or where.startswith(home + os.sep):
+        return f"{text}; the state folder {home} cannot be used: set TEAMAI_HOME to a writable folder"
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:

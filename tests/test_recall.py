@@ -19,7 +19,7 @@ def log_lines(home: Path) -> list[dict]:
 
 
 def test_recall_prints_hits_with_run_id_and_records_run(cli, home, team):
-    res = cli("recall", "redis", "timeout")
+    res = cli("recall", "redis", "client")
     assert res.code == 0, res.err
     first = res.out.splitlines()[0]
     assert first.startswith("--- [teamai:recall:start] --- (1 result) run=")

@@ -35,15 +35,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DOCUMENTED = os.path.join(HERE, "differences-real-team-a.yaml")
 KINDS = ("missing", "extra", "reordered", "score", "title")
 CATEGORIES = {
-    "cjk-tokens": "the question holds CJK text: teamai-cli indexes CJK bigrams from Intl.Segmenter words, "
-                  "the reference single characters searched as phrases",
+    "cjk-tokens": "the question holds CJK text: teamai-cli indexes Intl.Segmenter words plus bigrams of "
+                  "single-character runs, the reference every CJK run as two-character pieces",
     "docs-body-match": "a doc teamai-cli found with no meaningful query word in its title (its docs skip the "
-                       "title/tag gate, so the body decides); "
-                       "the reference requires a query word in a doc's title or tags",
+                       "title/tag gate, so the body decides); the reference matches every kind by its body "
+                       "too, and ranked this one otherwise",
     "wiki-ranker": "a teamwiki page: teamai-cli ranks pages in a separate BM25 pass over the page text "
                    "(at most 3, score min(10, 2·log2(s+1))) merged by score; the reference ranks them in its one index",
-    "score-scale": "printed scores differ: TF-IDF with field weights, length norm and type multipliers "
-                   "(teamai-cli) against FTS5 bm25 with column weights (reference)",
+    "score-scale": "printed scores differ: binary TF-IDF with field weights, vote bonus and domain and type "
+                   "multipliers (teamai-cli) against BM25 of body plus BM25 of heads with the same idf (reference)",
     "title-source": "teamai-cli titles by frontmatter title only, else the path under the kind's folder "
                     "(hyphens to spaces); the reference also reads a skill's name and a leading # heading",
     "stop-words": "teamai-cli matched the title only through common words (the, to, how...) that the reference "
@@ -52,8 +52,8 @@ CATEGORIES = {
                 "needs the exact token",
     "tie-order": "equal scores: teamai-cli breaks ties by date (newest first), then index order; "
                  "the reference by tree path",
-    "ranking": "otherwise: the two ranking functions select or order differently (field weights, idf, "
-               "length normalisation, the reference trying all query words before any)",
+    "ranking": "otherwise: the two ranking functions select or order differently (fields, term frequency "
+               "and length normalisation, no title/tag gate in the reference; ARCHITECTURE.md, Ranking)",
 }
 
 
