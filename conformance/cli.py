@@ -25,7 +25,7 @@ from typing import IO
 
 from . import clauses as clause_catalogue
 from . import corpus as corpus_mod
-from . import expectations, lint, outcomes, pool, report_jsonl, report_junit, report_terminal
+from . import expectations, lint, outcomes, pipes, pool, report_jsonl, report_junit, report_terminal
 from .capabilities import needs
 from .driver import DriverUnusable, connect
 
@@ -76,8 +76,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    if stdout is not None and stderr is not None:
+        return _main(argv, stdout, stderr)
+    # The process's own streams: a reader that goes away early (``| head``) is not an error.
+    saved = sys.stdout, sys.stderr
+    out, err = pipes.Sink(stdout or sys.stdout), pipes.Sink(stderr or sys.stderr)
+    sys.stdout, sys.stderr = out, err  # argparse's --help writes there
+    try:
+        return _main(argv, out, err)  # type: ignore[arg-type]
+    finally:
+        out.flush()
+        err.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
     except SystemExit as exc:
