@@ -39,6 +39,7 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     lacking = missing(needs(scenario, payloads), driver.capabilities)
     if lacking:
         result.outcome = outcomes.NOT_APPLICABLE
+        result.lacking = lacking
         result.message = "the driver does not declare: " + ", ".join(lacking)
         return result
     folder = tempfile.mkdtemp(prefix="tc-")

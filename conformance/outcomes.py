@@ -40,9 +40,10 @@ class CaseResult:
     observed: dict[str, Any] | None = None
     duration: float = 0.0
     reason: str = ""  # from the expectations file, for xfail / xpass / skip
+    lacking: list[str] = field(default_factory=list)  # not-applicable: the needs the driver did not declare
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "area": self.area, "agents": self.agents,
                 "clauses": self.clauses, "outcome": self.outcome, "message": self.message,
                 "mismatches": self.mismatches, "steps": self.steps, "duration": round(self.duration, 4),
-                "reason": self.reason}
+                "reason": self.reason, "lacking": self.lacking}

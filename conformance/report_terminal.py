@@ -55,6 +55,14 @@ def failure_block(r: CaseResult, rerun: str) -> list[str]:
     return lines
 
 
+def not_applicable_line(results: list[CaseResult]) -> str:
+    """Not-applicable cases grouped by what their driver lacked, largest group first. A case
+    lacking several needs is counted once, under all of them together, so the counts add up."""
+    groups = Counter(" + ".join(r.lacking) or "?" for r in results if r.outcome == outcomes.NOT_APPLICABLE)
+    parts = "; ".join(f"{need}: {n}" for need, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"not applicable: {sum(groups.values())} ({parts})"
+
+
 def render(results: list[CaseResult], coverage: dict[str, int], implementation: str,
            rerun: Callable[[str], str], unit_only: list[str] | None = None) -> str:
     """``unit_only``: clauses no scenario tests but the reference's unit tests cover; they are
@@ -62,6 +70,8 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     out: list[str] = [f"teamai-conformance: {len(results)} cases against {implementation}"]
     totals = Counter(r.outcome for r in results)
     out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
+    if totals[outcomes.NOT_APPLICABLE]:
+        out.append(not_applicable_line(results))
     out.append("")
     by_area: dict[str, list[CaseResult]] = defaultdict(list)
     by_agent: dict[str, list[CaseResult]] = defaultdict(list)
