@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", help="run only the cases concerning this agent")
     run.add_argument("--expectations", type=Path, metavar="FILE", help="expected failures (TOML)")
     run.add_argument("--update-expectations", action="store_true",
-                     help="rewrite the expectations file from this run")
+                     help="rewrite the --expectations FILE from this run (exits 0: the run is judged by what it wrote)")
     run.add_argument("--report", type=Path, metavar="FILE", help="write the JSON-lines report")
     run.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
@@ -194,6 +194,10 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     if args.jobs < 1 or args.timeout <= 0:
         err.write("teamai-conformance: error: --jobs must be at least 1 and --timeout positive\n")
         return EXIT_USAGE
+    if args.update_expectations and not args.expectations:
+        err.write("teamai-conformance: error: --update-expectations needs --expectations FILE "
+                  "(the file to write is always named)\n")
+        return EXIT_USAGE
     root = corpus.root
     chosen = corpus.select(args.only, args.agent)
     if (args.only or args.agent) and not chosen:
@@ -217,6 +221,9 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     except expectations.ExpectationsError as exc:
         err.write(f"teamai-conformance: error: {exc}\n")
         return EXIT_CORPUS
+    strangers = expectations.unknown(expected, corpus.by_id())
+    if strangers and exp_path is not None:
+        err.write(f"teamai-conformance: warning: {expectations.unknown_warning(exp_path, strangers)}\n")
     try:
         driver = connect(args.impl)
     except DriverUnusable as exc:
@@ -238,9 +245,13 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
         catalogue = []
     coverage = clause_catalogue.coverage(catalogue, corpus.scenarios)
     clause_summary = clause_catalogue.summary(catalogue, coverage)
+    written = ""
+    if args.update_expectations and exp_path is not None:
+        written = _update_expectations(exp_path, expected, results)
     rerun = {r.id: _rerun(args, root, r.id) for r in results}
     out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__,
                                      clause_summary["unit_tests_only"]))
+    out.write(written)
     code = EXIT_UNEXPECTED if any(r.outcome in outcomes.UNEXPECTED for r in results) else EXIT_OK
     if args.report:
         head = report_jsonl.header({**info, "impl": args.impl}, {"root": str(root), "commit": _commit(root),
@@ -248,10 +259,20 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
         report_jsonl.write(args.report, head, results, report_jsonl.footer(results, _now(), code, clause_summary), rerun)
     if args.junit:
         report_junit.write(args.junit, results, args.impl)
-    if args.update_expectations:
-        if exp_path is None:
-            err.write("teamai-conformance: error: --update-expectations needs --expectations FILE\n")
-            return EXIT_USAGE
-        expectations.save(exp_path, expectations.updated(expected, results))
-        out.write(f"expectations written to {exp_path}\n")
     return code
+
+
+def _update_expectations(path: Path, before: dict[str, expectations.Expected],
+                         results: list[outcomes.CaseResult]) -> str:
+    """Write the file from this run, judge the run by it, and say what changed."""
+    after = expectations.updated(before, results)
+    expectations.rejudge(results, after)
+    added, removed = expectations.changes(before, after)
+    if not added and not removed and path.is_file():
+        return f"expectations: {path} unchanged\n"
+    expectations.save(path, after)
+
+    def listed(ids: list[str]) -> str:
+        return f"{len(ids)} ({', '.join(ids)})" if ids else "0"
+
+    return f"expectations: wrote {path}: added {listed(added)}, removed {listed(removed)}\n"

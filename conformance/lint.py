@@ -8,7 +8,9 @@
   unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
   parse; every ``output_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
-  title and provenance is unique.
+  title and provenance is unique;
+- every expectations file kept with the corpus (``conformance/expectations/*.toml``) is valid
+  and names only cases the corpus has.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import jsonschema
 
-from . import clauses, timeline
+from . import clauses, expectations, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
@@ -84,7 +86,21 @@ def lint(corpus: Corpus) -> list[str]:
         if catalogue:
             problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
         problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
+    problems += _expectation_files(corpus, set(seen_ids))
     return problems
+
+
+def _expectation_files(corpus: Corpus, ids: set[str]) -> list[str]:
+    out = []
+    for path in sorted((corpus.root / "conformance" / "expectations").glob("*.toml")):
+        rel = path.relative_to(corpus.root).as_posix()
+        try:
+            entries = expectations.load(path)
+        except expectations.ExpectationsError as exc:
+            out.append(f"{rel}: {str(exc).removeprefix(f'{path}: ')}")
+            continue
+        out += [f"{rel}: [{case_id}] is not a case of the corpus" for case_id in expectations.unknown(entries, ids)]
+    return out
 
 
 def blocking(scenario: Scenario, corpus: Corpus, schema: bool = True) -> list[str]:
