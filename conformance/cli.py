@@ -25,13 +25,16 @@ from typing import IO
 
 from . import clauses as clause_catalogue
 from . import corpus as corpus_mod
-from . import expectations, lint, outcomes, pipes, pool, report_jsonl, report_junit, report_terminal
+from . import expectations, lint, outcomes, pipes, pool, report_jsonl, report_junit, report_terminal, selection
 from .capabilities import needs
 from .driver import DriverUnusable, connect
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_CORPUS, EXIT_DRIVER = 0, 1, 2, 3, 4
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_IMPL = "reference"
+SELECTOR_HELP = ("a case id, area, clause id or agent; kind:name (case:, area:, clause:, agent:) for one kind; "
+                 "* ? [..] glob them; repeatable, the selections add up")
+AGENT_HELP = "only the cases concerning this agent (a name or glob)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,9 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="reference (in-process, default), reference-subprocess (the protocol, through a driver "
                           "process), reference-cli (the protocol, each command a real teamai-ref process), "
                           "or a driver command line")
-    run.add_argument("--only", action="append", default=[], metavar="ID|AREA|CLAUSE",
-                     help="run only these cases (repeatable)")
-    run.add_argument("--agent", help="run only the cases concerning this agent")
+    run.add_argument("--only", action="append", default=[], metavar="SELECTOR", help=SELECTOR_HELP)
+    run.add_argument("--agent", help=AGENT_HELP)
     run.add_argument("--expectations", type=Path, metavar="FILE", help="expected failures (TOML)")
     run.add_argument("--update-expectations", action="store_true",
                      help="rewrite the --expectations FILE from this run (exits 0: the run is judged by what it wrote)")
@@ -62,11 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per case (default 60)")
     listing = sub.add_parser("list", help="list the cases")
-    listing.add_argument("--only", action="append", default=[])
-    listing.add_argument("--agent")
+    listing.add_argument("--only", action="append", default=[], metavar="SELECTOR", help=SELECTOR_HELP)
+    listing.add_argument("--agent", help=AGENT_HELP)
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
-    show = sub.add_parser("show", help="show one case with its clauses")
-    show.add_argument("id")
+    show = sub.add_parser("show", help="show cases with their clauses and needs")
+    show.add_argument("selectors", nargs="*", metavar="SELECTOR", help=SELECTOR_HELP)
+    show.add_argument("--agent", help=AGENT_HELP)
     sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
     drv = sub.add_parser("driver", help="serve the protocol on stdin/stdout")
     drv.add_argument("name", choices=["reference"])
@@ -110,11 +113,19 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
     corpus = corpus_mod.load(root)
     if args.command == "lint":
         return _lint(corpus, out, err)
+    if args.command == "show" and not args.selectors and args.agent is None:
+        err.write("teamai-conformance: error: show needs a SELECTOR (or --agent); see teamai-conformance list\n")
+        return EXIT_USAGE
+    try:
+        chosen = selection.select(corpus, args.selectors if args.command == "show" else args.only, args.agent)
+    except selection.NoMatch as exc:
+        err.write(f"teamai-conformance: error: {exc}\n")
+        return EXIT_USAGE
     if args.command == "list":
-        return _list(corpus, args.only, args.agent, args.json, out)
+        return _list(chosen, args.json, out)
     if args.command == "show":
-        return _show(corpus, args.id, out, err)
-    return _run(corpus, args, out, err)
+        return _show(corpus, chosen, out)
+    return _run(corpus, chosen, args, out, err)
 
 
 def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
@@ -128,8 +139,8 @@ def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
     return EXIT_OK
 
 
-def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json: bool, out: IO[str]) -> int:
-    for s in corpus.select(only, agent):
+def _list(chosen: list[corpus_mod.Scenario], as_json: bool, out: IO[str]) -> int:
+    for s in chosen:
         if as_json:
             out.write(json.dumps({"id": s.id, "area": s.area, "title": s.title, "clauses": s.clauses,
                                   "agents": s.agents, "path": s.rel, "fingerprint": lint.fingerprint(s)},
@@ -139,22 +150,25 @@ def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json
     return EXIT_OK
 
 
-def _show(corpus: corpus_mod.Corpus, case_id: str, out: IO[str], err: IO[str]) -> int:
-    scenario = corpus.by_id().get(case_id)
-    if scenario is None:
-        err.write(f"teamai-conformance: error: no case {case_id!r}; see teamai-conformance list\n")
-        return EXIT_USAGE
+def _show(corpus: corpus_mod.Corpus, chosen: list[corpus_mod.Scenario], out: IO[str]) -> int:
+    """Each case's file under comments naming its clauses and needs; several cases are
+    separated by ``---``, so the output stays a YAML stream."""
     try:
         catalogue = {c.id: c for c in clause_catalogue.load(corpus.clauses_path)}
     except clause_catalogue.CatalogueError:
         catalogue = {}
-    out.write(f"# {scenario.rel}  (fingerprint {lint.fingerprint(scenario)})\n")
-    for cid in scenario.clauses:
-        clause = catalogue.get(cid)
-        out.write(f"# {cid}: {clause.text if clause else '(not in the catalogue)'}\n")
-    need = needs(scenario, corpus.payloads)
-    out.write("# needs: " + ", ".join(f"{k}={sorted(v) if isinstance(v, set) else v}" for k, v in need.items()) + "\n")
-    out.write(scenario.path.read_text(encoding="utf-8"))
+    for index, scenario in enumerate(chosen):
+        if index:
+            out.write("---\n")
+        out.write(f"# {scenario.rel}  (fingerprint {lint.fingerprint(scenario)})\n")
+        for cid in scenario.clauses:
+            clause = catalogue.get(cid)
+            out.write(f"# {cid}: {clause.text if clause else '(not in the catalogue)'}\n")
+        need = needs(scenario, corpus.payloads)
+        out.write("# needs: " + ", ".join(f"{k}={sorted(v) if isinstance(v, set) else v}"
+                                          for k, v in need.items()) + "\n")
+        text = scenario.path.read_text(encoding="utf-8")
+        out.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
 
 
@@ -190,7 +204,8 @@ def _commit(root: Path) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
-def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def _run(corpus: corpus_mod.Corpus, chosen: list[corpus_mod.Scenario], args: argparse.Namespace, out: IO[str],
+         err: IO[str]) -> int:
     if args.jobs < 1 or args.timeout <= 0:
         err.write("teamai-conformance: error: --jobs must be at least 1 and --timeout positive\n")
         return EXIT_USAGE
@@ -199,10 +214,6 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
                   "(the file to write is always named)\n")
         return EXIT_USAGE
     root = corpus.root
-    chosen = corpus.select(args.only, args.agent)
-    if (args.only or args.agent) and not chosen:
-        err.write("teamai-conformance: error: no case matches --only/--agent; see teamai-conformance list\n")
-        return EXIT_USAGE
     ids: dict[str, str] = {}
     problems = [str(p) for p in corpus.problems]
     for scenario in chosen:
