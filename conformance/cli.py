@@ -25,7 +25,17 @@ from typing import IO
 
 from . import clauses as clause_catalogue
 from . import corpus as corpus_mod
-from . import expectations, lint, outcomes, pipes, pool, report_jsonl, report_junit, report_terminal, selection
+from . import (
+    expectations,
+    lint,
+    outcomes,
+    pipes,
+    pool,
+    report_jsonl,
+    report_junit,
+    report_terminal,
+    selection,
+)
 from .capabilities import needs
 from .driver import DriverUnusable, connect
 
