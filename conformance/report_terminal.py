@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import IO, Any
@@ -17,6 +18,7 @@ COLUMNS = (outcomes.PASS, outcomes.FAIL, outcomes.ERROR, outcomes.CRASH, outcome
            outcomes.XPASS, outcomes.SKIP, outcomes.NOT_APPLICABLE)
 SHORT = {outcomes.NOT_APPLICABLE: "n/a"}
 DIFF_WIDTH = 300
+PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
 
 
 def _table(title: str, groups: dict[str, list[CaseResult]]) -> list[str]:
@@ -101,22 +103,35 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
 
 
 class Progress:
-    """One line, rewritten in place, while cases finish (only on a terminal)."""
+    """How far a run is, on stderr. On a terminal: one line, rewritten in place as cases finish.
+    Elsewhere (a CI log, a pipe): a plain line when a case finishes at least ``every`` seconds
+    after the last one, so a long run is never silent for long and a short one prints nothing."""
 
-    def __init__(self, stream: IO[str], total: int) -> None:
+    def __init__(self, stream: IO[str], total: int, every: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
         self.total = total
         self.counts: Counter[str] = Counter()
         self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+        self.every = PROGRESS_EVERY if every is None else every
+        self.clock = clock
+        self.started = self.last = clock()
 
     def __call__(self, result: CaseResult) -> None:
         self.counts[result.outcome] += 1
-        if not self.enabled:
-            return
         done = sum(self.counts.values())
-        parts = ", ".join(f"{SHORT.get(c, c)} {self.counts[c]}" for c in COLUMNS if self.counts[c])
-        self.stream.write(f"\r[{done}/{self.total}] {parts} ({result.id})\033[K")
-        self.stream.flush()
+        if self.enabled:
+            parts = ", ".join(f"{SHORT.get(c, c)} {self.counts[c]}" for c in COLUMNS if self.counts[c])
+            self.stream.write(f"\r[{done}/{self.total}] {parts} ({result.id})\033[K")
+            self.stream.flush()
+            return
+        now = self.clock()
+        if now - self.last >= self.every:
+            self.last = now
+            unexpected = sum(n for c, n in self.counts.items() if c in outcomes.UNEXPECTED)
+            self.stream.write(f"teamai-conformance: {done}/{self.total} cases done, {unexpected} unexpected so far "
+                              f"({now - self.started:.0f} s)\n")
+            self.stream.flush()
 
     def finish(self) -> None:
         if self.enabled:
