@@ -4,7 +4,8 @@
 - ids are unique; each payload sits in the folder of its agent;
 - every hook step names an existing payload, every clause exists in the catalogue, and every
   unit test a clause names (``unit_tests:``) exists;
-- every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), names are
+- every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), and every
+  ``${name.run}`` to a recall that searched (a hook or a ``--check`` prints no run id); names are
   unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
   parse; every ``output_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
@@ -28,7 +29,7 @@ from . import clauses, expectations, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
-from .substitute import REPEAT_INDEX, is_known_form, references, step_name
+from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, step_name
 
 META_KEYS = ("id", "title", "provenance")
 
@@ -119,7 +120,7 @@ def blocking(scenario: Scenario, corpus: Corpus, schema: bool = True) -> list[st
 
 def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
     out: list[str] = []
-    names: list[str] = []
+    names: dict[str, str | None] = {}  # step name -> what it is when it prints no run id
     for i, step in enumerate(scenario.steps, 1):
         action = action_of(step)
         if action == "hook" and str(step["hook"]) not in corpus.payloads:
@@ -129,9 +130,9 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
         if step.get("as"):
             if step["as"] in names:
                 out.append(f"step {i}: the name {step['as']!r} is already used by an earlier step")
-            names.append(str(step["as"]))
+            names[str(step["as"])] = silent_step(action, step.get("check"))
     expect = scenario.expect
-    out += _check_refs(references(scenario.data.get("env") or {}), [], "env")
+    out += _check_refs(references(scenario.data.get("env") or {}), {}, "env")
     out += _check_refs(references(expect), names, "expect")
     for name, want in (expect.get("steps") or {}).items():
         if name not in names:
@@ -144,7 +145,7 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
     return out
 
 
-def _check_refs(refs: list[str], names: list[str], where: str, repeated: bool = False) -> list[str]:
+def _check_refs(refs: list[str], names: dict[str, str | None], where: str, repeated: bool = False) -> list[str]:
     out = []
     for ref in refs:
         if not is_known_form(ref):
@@ -156,4 +157,6 @@ def _check_refs(refs: list[str], names: list[str], where: str, repeated: bool = 
         name = step_name(ref)
         if name is not None and name not in names:
             out.append(f"{where}: ${{{ref}}} refers to no earlier step named {name!r}")
+        elif name is not None and ref.endswith(".run") and names[name]:
+            out.append(f"{where}: ${{{ref}}}: step {name!r} is {names[name]} and prints no run id")
     return out

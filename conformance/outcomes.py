@@ -2,9 +2,10 @@
 
 =================  =====================================================================
 pass               every expectation held
-fail               the implementation answered, and an expectation did not hold
-error              the driver caught a failure and answered ``ok: false``, or a step
-                   could not be prepared (a substitution with nothing to refer to)
+fail               the implementation answered, and an expectation did not hold, or a
+                   step or expectation needs a run id the implementation never printed
+error              the driver caught a failure and answered ``ok: false``, or the
+                   scenario itself is faulty (a substitution with nothing to refer to)
 crash              the driver process died; it is restarted and the run goes on
 timeout            no answer within the case's time; the driver is restarted
 skip               the expectations file says not to run it
