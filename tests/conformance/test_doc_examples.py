@@ -166,7 +166,7 @@ COMMANDS = _command_lines()
 
 
 def test_the_docs_show_command_lines():
-    assert len(COMMANDS) >= 8 and {doc for doc, _ in COMMANDS} == {"README.md", "PROTOCOL.md"}
+    assert len(COMMANDS) >= 8 and {doc for doc, _ in COMMANDS} >= {"README.md", "PROTOCOL.md"}
 
 
 @pytest.mark.parametrize("doc, line", COMMANDS, ids=[line for _, line in COMMANDS])
