@@ -123,19 +123,21 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
     corpus = corpus_mod.load(root)
     if args.command == "lint":
         return _lint(corpus, out, err)
-    if args.command == "show" and not args.selectors and args.agent is None:
-        err.write("teamai-conformance: error: show needs a SELECTOR (or --agent); see teamai-conformance list\n")
-        return EXIT_USAGE
+    if args.command == "list":
+        return _list(corpus, args.only, args.agent, args.json, out, err)
+    if args.command == "show":
+        return _show(corpus, args.selectors, args.agent, out, err)
+    return _run(corpus, args, out, err)
+
+
+def _select(corpus: corpus_mod.Corpus, only: list[str], agent: str | None,
+            err: IO[str]) -> list[corpus_mod.Scenario] | None:
+    """The selected cases, or None after saying on ``err`` why none is (the same words everywhere)."""
     try:
-        chosen = selection.select(corpus, args.selectors if args.command == "show" else args.only, args.agent)
+        return selection.select(corpus, only, agent)
     except selection.NoMatch as exc:
         err.write(f"teamai-conformance: error: {exc}\n")
-        return EXIT_USAGE
-    if args.command == "list":
-        return _list(chosen, args.json, out)
-    if args.command == "show":
-        return _show(corpus, chosen, out)
-    return _run(corpus, chosen, args, out, err)
+        return None
 
 
 def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
@@ -149,7 +151,11 @@ def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
     return EXIT_OK
 
 
-def _list(chosen: list[corpus_mod.Scenario], as_json: bool, out: IO[str]) -> int:
+def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json: bool, out: IO[str],
+          err: IO[str]) -> int:
+    chosen = _select(corpus, only, agent, err)
+    if chosen is None:
+        return EXIT_USAGE
     for s in chosen:
         if as_json:
             out.write(json.dumps({"id": s.id, "area": s.area, "title": s.title, "clauses": s.clauses,
@@ -160,9 +166,15 @@ def _list(chosen: list[corpus_mod.Scenario], as_json: bool, out: IO[str]) -> int
     return EXIT_OK
 
 
-def _show(corpus: corpus_mod.Corpus, chosen: list[corpus_mod.Scenario], out: IO[str]) -> int:
+def _show(corpus: corpus_mod.Corpus, selectors: list[str], agent: str | None, out: IO[str], err: IO[str]) -> int:
     """Each case's file under comments naming its clauses and needs; several cases are
     separated by ``---``, so the output stays a YAML stream."""
+    if not selectors and agent is None:
+        err.write("teamai-conformance: error: show needs a SELECTOR (or --agent); see teamai-conformance list\n")
+        return EXIT_USAGE
+    chosen = _select(corpus, selectors, agent, err)
+    if chosen is None:
+        return EXIT_USAGE
     try:
         catalogue = {c.id: c for c in clause_catalogue.load(corpus.clauses_path)}
     except clause_catalogue.CatalogueError:
@@ -214,14 +226,16 @@ def _commit(root: Path) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
-def _run(corpus: corpus_mod.Corpus, chosen: list[corpus_mod.Scenario], args: argparse.Namespace, out: IO[str],
-         err: IO[str]) -> int:
+def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.jobs < 1 or args.timeout <= 0:
         err.write("teamai-conformance: error: --jobs must be at least 1 and --timeout positive\n")
         return EXIT_USAGE
     if args.update_expectations and not args.expectations:
         err.write("teamai-conformance: error: --update-expectations needs --expectations FILE "
                   "(the file to write is always named)\n")
+        return EXIT_USAGE
+    chosen = _select(corpus, args.only, args.agent, err)
+    if chosen is None:
         return EXIT_USAGE
     root = corpus.root
     ids: dict[str, str] = {}
