@@ -18,7 +18,7 @@ from . import outcomes, timeline
 from .capabilities import action_of, missing, needs
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
-from .expect import StepOutcome, evaluate, unprinted
+from .expect import StepOutcome, evaluate, hooks_exit_zero, unprinted
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
 from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step
@@ -141,7 +141,8 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
         norm = Normalizer.build(runs, ctx.paths, ctx.user_paths, ctx.roots)
         result.steps = _reported(done, norm)
         miss = unprinted(exc.where, exc.cause, ctx, norm.text)
-        result.outcome, result.mismatches = outcomes.FAIL, [miss.to_json()]
+        result.outcome = outcomes.FAIL
+        result.mismatches = [m.to_json() for m in [miss, *hooks_exit_zero(done)]]
         result.message = f"{miss.path}: {miss.message}"
         return
     expect = scenario.expect

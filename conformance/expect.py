@@ -50,7 +50,7 @@ def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list
     """Every expectation judged on its own: one that names a run id the implementation never
     printed fails where it stands, and the others are still judged."""
     out: list[Mismatch] = []
-    out += _hooks_exit_zero(steps)
+    out += hooks_exit_zero(steps)
 
     def subst(where: str, value: Any, apply: Callable[[Any], Any] = ctx.apply) -> tuple[Any, list[Mismatch]]:
         try:
@@ -110,7 +110,7 @@ def _absent(where: str, want: Any, log: list[Any]) -> list[Mismatch]:
     return [] if hit is None else [Mismatch(where, "a log line matches", want, hit)]
 
 
-def _hooks_exit_zero(steps: list[StepOutcome]) -> list[Mismatch]:
+def hooks_exit_zero(steps: list[StepOutcome]) -> list[Mismatch]:
     """A hook must never break the agent: every hook step exits 0, whatever the scenario says."""
     return [Mismatch(f"steps[{s.index}].hook", "a hook exited non-zero", 0, {"exit": s.exit, "stderr": s.stderr})
             for s in steps if s.action == "hook" and s.exit != 0]

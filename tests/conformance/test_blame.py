@@ -29,7 +29,7 @@ steps:
 """
 
 
-def _legacy() -> Any:
+def _legacy(hook_exit: int = 0) -> Any:
     """An implementation from before run ids: every command works, no recall prints a run id."""
     def handle(message: dict[str, Any]) -> dict[str, Any]:
         cmd, extra = message["cmd"], {}
@@ -44,7 +44,7 @@ def _legacy() -> Any:
         elif cmd == "recall":
             extra = {"exit": 0, "stdout": "--- [teamai:recall:start] --- (1 result)\n", "stderr": ""}
         elif cmd in ("hook", "pull", "stats", "review", "contribute"):
-            extra = {"exit": 0, "stdout": "", "stderr": ""}
+            extra = {"exit": hook_exit if cmd == "hook" else 0, "stdout": "", "stderr": ""}
         elif cmd == "observe":
             extra = {"votes": {"redis-timeout": {"recalled_count": 1, "upvoted_count": 0}}, "log": [],
                      "stats": [], "raw": {}}
@@ -133,6 +133,12 @@ def test_other_expectations_are_still_judged_next_to_the_one_that_cannot_hold(tm
                             "  log_contains: [{kind: run, run: '${r1.run}'}]\n")
     assert [m["path"] for m in result.mismatches] == ["expect.votes.redis-timeout.recalled_count",
                                                       "expect.log_contains[0]"]
+
+
+def test_a_hook_that_exited_non_zero_before_is_still_reported(tmp_path):
+    tail = STEP.format(action="hook: claude/post-tool-use-read\n  - recall: again ${r1.run}")
+    result = _run(tmp_path, tail, driver.LocalDriver(lambda: _legacy(hook_exit=2), "legacy"))
+    assert [m["path"] for m in result.mismatches] == ["steps[2].recall", "steps[1].hook"]
 
 
 NOT_A_RUN = [
