@@ -25,13 +25,13 @@ def _nox(*posargs: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_selection_passes_without_the_coverage_gates():
-    proc = _nox(SMALL, "-k", "agent_narrows", "-p", "no:cacheprovider")
+    proc = _nox(SMALL, "-k", "agent_narrows", "-p", "no:cacheprovider", "-n", "0")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout + proc.stderr
     assert "coverage" not in proc.stderr.split("Running session tests", 1)[-1]
 
 
 def test_a_selection_that_matches_no_test_says_so_in_one_line():
-    proc = _nox(SMALL, "-k", "no_such_test_anywhere", "-p", "no:cacheprovider")
+    proc = _nox(SMALL, "-k", "no_such_test_anywhere", "-p", "no:cacheprovider", "-n", "0")
     assert proc.returncode != 0
     assert "pytest collected no test (exit 5)" in proc.stderr, proc.stderr
