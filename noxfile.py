@@ -7,8 +7,6 @@ import nox
 nox.options.sessions = ["tests", "lint", "typecheck", "corpus_lint", "conformance"]
 nox.options.reuse_existing_virtualenvs = True
 
-
-
 # Branch coverage a full run must reach, per package. Measured: reference/ 95%; conformance/ 93% with
 # node (the teamai-cli driver runs) and 88% without it.
 COVERAGE_GATES = {"reference": 93, "conformance": 87}
