@@ -27,7 +27,7 @@ def tests(session: nox.Session) -> None:
         _pytest(session, "-n", WORKERS, *session.posargs)
         return
     session.run("python", "-m", "coverage", "erase")
-    _pytest(session, "-n", WORKERS, "-p", "no:cacheprovider", coverage=True)
+    _pytest(session, "-n", WORKERS, coverage=True)
     session.run("python", "-m", "coverage", "combine", "--quiet")
     failed = []
     for package, gate in COVERAGE_GATES.items():
