@@ -2,11 +2,13 @@
 id, run against the in-process reference, so ``-k``, ``--lf`` and ``-x`` work on case ids.
 
 The reference's expected failures (``conformance/expectations/reference.toml``) become xfail;
-a case that passes although listed fails the run, as in ``teamai-conformance run``.
+a case that passes although listed fails the run, as in ``teamai-conformance run``, and a case
+id the file names but the corpus lacks is a warning.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,11 @@ def _shared(root: Path) -> tuple[corpus_mod.Corpus, Any, dict[str, expectations.
 
         _STATE["corpus"] = corpus_mod.load(root)
         _STATE["driver"] = connect("reference")
-        _STATE["expected"] = expectations.load(root / "conformance" / "expectations" / "reference.toml")
+        path = root / "conformance" / "expectations" / "reference.toml"
+        _STATE["expected"] = expectations.load(path)
+        strangers = expectations.unknown(_STATE["expected"], _STATE["corpus"].by_id())
+        if strangers:
+            warnings.warn(pytest.PytestWarning(expectations.unknown_warning(path, strangers)), stacklevel=1)
     return _STATE["corpus"], _STATE["driver"], _STATE["expected"]
 
 
