@@ -111,9 +111,13 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
 
 
 def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
+    from . import recorded_shapes
+
     problems = lint.lint(corpus)
     for problem in problems:
         err.write(f"{problem}\n")
+    out.write(recorded_shapes.describe(recorded_shapes.tally(
+        (p.agent, p.event, p.payload, p.data.get("provenance") or {}) for p in corpus.payloads.values())) + "\n")
     if problems:
         err.write(f"corpus-lint: {len(problems)} problem(s)\n")
         return EXIT_CORPUS

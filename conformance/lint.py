@@ -8,7 +8,9 @@
   unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
   parse; every ``output_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
-  title and provenance is unique.
+  title and provenance is unique;
+- a payload of an agent whose real payloads were recorded has that shape, or says why not
+  (``recorded_shapes.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import jsonschema
 
-from . import clauses, timeline
+from . import clauses, recorded_shapes, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
@@ -63,7 +65,11 @@ def lint(corpus: Corpus) -> list[str]:
     if corpus.clauses_path is None:
         problems.append("no clause catalogue (conformance/clauses.yaml) was found")
     for payload in corpus.payloads.values():
-        problems += [f"{payload.rel}: {e}" for e in schema_errors(payload.data, "payload.schema.json")]
+        errors = schema_errors(payload.data, "payload.schema.json")
+        problems += [f"{payload.rel}: {e}" for e in errors]
+        if not errors:
+            problems += [f"{payload.rel}: {e}" for e in recorded_shapes.lint_payload(
+                payload.agent, payload.event, payload.payload, payload.data["provenance"])]
         if payload.data.get("agent") not in (None, payload.name.split("/", 1)[0]):
             problems.append(f"{payload.rel}: agent {payload.data.get('agent')!r} is not its folder's name")
     seen_ids: dict[str, str] = {}
