@@ -120,7 +120,8 @@ def check(agent: str, event: str, payload: Any) -> Verdict | None:
         return None
     named = payload.get("hook_event_name")
     wanted = _event(named if isinstance(named, str) and named else event)
-    tool = payload.get("tool_name") if isinstance(payload.get("tool_name"), str) else ""
+    named_tool = payload.get("tool_name")
+    tool = named_tool if isinstance(named_tool, str) else ""
     same_event = [s for s in mine if _event(s.event) == wanted]
     exact = next((s for s in same_event if _tool_matches(s.tool, tool)), None)
     found = key_paths(payload)
@@ -138,14 +139,15 @@ def check(agent: str, event: str, payload: Any) -> Verdict | None:
                 allowed[path] = (types | known[0], max(seen, known[1])) if known else (types, seen)
     problems = []
     wrong: set[str] = set()
-    for path, types in found.items():
+    for path, seen_types in found.items():
         if any(path.startswith(w) and path[len(w)] in ".[" for w in wrong):
             continue  # below a key already named: its children say nothing more
         if path not in allowed:
             problems.append(f"{path} was never seen in a recorded payload")
             wrong.add(path)
-        elif not types <= allowed[path][0]:
-            problems.append(f"{path} is {'/'.join(sorted(types))}, recorded as {'/'.join(sorted(allowed[path][0]))}")
+        elif not seen_types <= allowed[path][0]:
+            problems.append(f"{path} is {'/'.join(sorted(seen_types))}, recorded as "
+                            f"{'/'.join(sorted(allowed[path][0]))}")
             wrong.add(path)
     required = {path: allowed[path] for path in exact.always()}
     problems += _missing_or_mistyped(found, required, types_too=False)
