@@ -21,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("event", nargs="?", default="post-tool-use",
                         help="post-tool-use (default), stop, subagent-stop or session-start")
     parser.add_argument("--tool", default="claude", help="the agent the hook is for (default: claude)")
+    parser.add_argument("--capture", action="store_true",
+                        help="the line for teamai-ref capture instead (records each payload, then runs the hook)")
 
 
 def command_line(event: str, tool: str) -> str:
@@ -28,6 +30,13 @@ def command_line(event: str, tool: str) -> str:
     return shlex.join([sys.executable, "-I", "-S", fast, event, "--tool", tool])
 
 
+def capture_line(event: str, tool: str) -> str:
+    """``teamai-ref capture`` by this interpreter's absolute path: agents run hooks with their own
+    PATH, which need not hold the environment the reference is installed in."""
+    return shlex.join([sys.executable, "-m", "reference", "capture", event, "--tool", tool])
+
+
 def run(args: argparse.Namespace, io: Io) -> int:
-    io.stdout.write(command_line(args.event, args.tool) + "\n")
+    line = capture_line if getattr(args, "capture", False) else command_line
+    io.stdout.write(line(args.event, args.tool) + "\n")
     return 0
