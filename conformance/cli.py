@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one case with its clauses")
     show.add_argument("id")
     sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
+    from .import_capture import add_parser as add_import_capture
+
+    add_import_capture(sub)
     page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
     page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
     page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
@@ -96,6 +99,10 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
         return serve(ReferenceBackend(as_subprocess if args.exec_mode == "cli" else in_process))
     if args.command == "report":
         return _report(args, out, err)
+    if args.command == "import-capture":
+        from . import import_capture
+
+        return import_capture.run(args, (args.corpus or DEFAULT_ROOT).resolve(), out, err)
     root = (args.corpus or DEFAULT_ROOT).resolve()
     if not (root / "scenarios").is_dir():
         err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
