@@ -88,7 +88,7 @@ _SECRET_NAME = (r"[A-Za-z0-9_-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|ac
 # NAME=value, NAME: value, "name": "value" (no dot in the name, so a path such as auth.md:12: is safe) ...
 _ASSIGNED = re.compile(rf"(?i)(\b{_SECRET_NAME})([\"']?\s*[:=]\s*)([\"']?)([^\s\"']{{3,}})")
 # ... and an option with its value: --token X, --api-key=X
-_OPTION = re.compile(rf"(?i)((?<![\w-])--?{_SECRET_NAME})(\s+|=)([\"']?)(?![./~])([^\s\"']{{3,}})")
+_OPTION = re.compile(rf"(?i)((?<![\w-])--?{_SECRET_NAME})(\s+|=)([\"']?)(?![./~-])([^\s\"']{{3,}})")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
 _RUN = re.compile(r"[A-Za-z0-9+/_-]{32,}={0,2}")

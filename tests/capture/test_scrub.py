@@ -191,6 +191,11 @@ def test_ids_paths_enums_and_numbers_are_kept_and_names_become_placeholders():
         "user_email": EMAIL, "tool_input": {"command": f"git log --author={SECRET} -- {HOME}/proj/team/rules/x.md"}}
 
 
+def test_a_secret_options_value_is_the_next_word_that_is_not_an_option():
+    s = Scrubber("/home/alice", ["alice"])
+    assert s.text("gh auth login --with-token --token ab/cdefgh") == f"gh auth login --with-token --token {SECRET}"
+
+
 def test_paths_that_look_busy_are_not_mistaken_for_secrets():
     s = Scrubber("/home/alice", ["alice"])
     assert s.text("sha " + "0" * 40) == f"sha {SECRET}"  # hex however plain it looks
