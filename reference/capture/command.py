@@ -106,9 +106,9 @@ def _capture(args: argparse.Namespace, inner: list[str], io: Io, raw: bytes) -> 
     if args.keep:
         io.stderr.write(KEEP_NOTICE.format(out=_folder(args, env)))
     try:
-        path = _record(args, env, raw, instant)
-        if path is None:
-            _debug(env, args.tool, args.event, "capture: the payload is not a JSON object; recorded without it")
+        problem = _record(args, env, raw, instant)
+        if problem:
+            _debug(env, args.tool, args.event, f"capture: the payload is {problem}; recorded without it")
     except Exception as exc:  # noqa: BLE001 - dropped, never raised into the agent
         _debug(env, args.tool, args.event, f"capture dropped: {_reason(exc)}")
     return _pass_on(args, inner, io, raw, {**env, "TEAMAI_NOW": instant})
@@ -119,7 +119,7 @@ def _folder(args: argparse.Namespace, env: Mapping[str, str]) -> str:
 
 
 def _record(args: argparse.Namespace, env: Mapping[str, str], raw: bytes, instant: str) -> str | None:
-    """Append the capture line; returns its file, or None when the payload could not be kept."""
+    """Append the capture line; returns why the payload itself could not be kept, if it could not."""
     import json
 
     from ..hook import dispatch
@@ -127,10 +127,12 @@ def _record(args: argparse.Namespace, env: Mapping[str, str], raw: bytes, instan
 
     agent = args.tool.strip().lower()
     event = dispatch.normalize_event(args.event) or args.event
-    try:
-        payload: Any = json.loads(raw)
-    except (ValueError, RecursionError):
-        payload = None
+    payload: Any = None
+    if len(raw) <= dispatch.MAX_PAYLOAD:  # what the hook would not read is not kept either
+        try:
+            payload = json.loads(raw)
+        except (ValueError, RecursionError):
+            pass
     scrubber = None if args.keep else Scrubber.from_env(env)
     line: dict[str, Any] = {"ts": instant, "agent": agent, "event": event, "event_name": args.event,
                             "session": None, "agent_version": args.agent_version, "scrubbed": scrubber is not None,
@@ -139,11 +141,13 @@ def _record(args: argparse.Namespace, env: Mapping[str, str], raw: bytes, instan
         line["session"] = _session(agent, event, payload)
         line["agent_version"] = _version(payload, env) or args.agent_version
         line["payload"] = scrubber.payload(payload) if scrubber else payload
+    elif len(raw) > dispatch.MAX_PAYLOAD:
+        line["problem"] = f"larger than {dispatch.MAX_PAYLOAD} bytes"
     else:
         line["problem"] = "not a JSON object" if payload is not None or raw.strip() else "empty"
     name = store.file_name(agent, line["session"], instant[:10])
     store.append(_folder(args, env), name, line, lock_wait(env))
-    return name if line["payload"] is not None else None
+    return line.get("problem")
 
 
 def _session(agent: str, event: str, payload: Mapping[str, Any]) -> str | None:
@@ -225,7 +229,7 @@ def _reason(exc: Exception) -> str:
 
 
 def _debug(env: Mapping[str, str], agent: str, event: str, reason: str) -> None:
-    """One line in the state home's hook debug log, in the hook's own format; never raises."""
+    """One line in the hook's debug log, in the hook's own format; never raises."""
     try:
         def safe(word: str) -> str:
             return "".join(c if c.isprintable() and not c.isspace() else "?" for c in word[:64]) or "-"
@@ -234,7 +238,10 @@ def _debug(env: Mapping[str, str], agent: str, event: str, reason: str) -> None:
             ts = clock.now_stamp(env)
         except clock.ClockError:
             ts = clock.now_stamp({})
-        path = os.path.join(config.home_dir(env), "hook-debug.log")
+        try:  # the hook's own debug log: the active scope's, else the state home's
+            path = config.load(env).active.debug_log_path
+        except config.ConfigError:
+            path = os.path.join(config.home_dir(env), "hook-debug.log")
         ensure_dir(os.path.dirname(path))
         append_bytes(path, f"{ts} agent={safe(agent)} event={safe(event)} {reason}\n".encode("utf-8", "replace"))
     except Exception:  # noqa: BLE001 - the debug log is best effort

@@ -204,3 +204,20 @@ def test_help_names_the_command(capsys):
         pass
     assert "capture" in capsys.readouterr().out
     assert ROOT.joinpath("README.md").read_text().count("teamai-ref capture") >= 3
+
+
+def test_team_flag_and_oversized_payloads(machine: Machine, tmp_path: Path):
+    other = tmp_path / "home" / "alice" / "other-team"
+    other.mkdir()
+    env = {"TEAMAI_TEAM": ""}
+    assert machine.capture("stop", "--tool", "claude", "--out", str(machine.out), "--team", str(other),
+                           payload=corpus_payload("claude/stop"), env=env)[0] == 0
+    big = read_payload(machine)
+    big["tool_response"]["file"]["content"] = "x" * (9 * 1024 * 1024)
+    assert machine.capture("post-tool-use", "--tool", "claude", "--out", str(machine.out), payload=big)[0] == 0
+    first, second = machine.lines()
+    assert first["roots"]["team"] == "/home/user/other-team"
+    assert second["payload"] is None and second["problem"].startswith("larger than")
+    [debug] = machine.state.rglob("hook-debug.log")  # the capture's line and the hook's, in one debug log
+    assert "capture: the payload is larger than" in debug.read_text()
+    assert "payload larger than" in debug.read_text()
