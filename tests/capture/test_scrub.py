@@ -201,7 +201,7 @@ def test_paths_that_look_busy_are_not_mistaken_for_secrets():
     assert s.text("sha " + "0" * 40) == f"sha {SECRET}"  # hex however plain it looks
     for kept in ("/srv/team/learnings/ledger-receipt-write-times-out-at-3s-2026-10-12-a1b2c3.md",
                  "/srv/ArchitectureDecisionRecords2024-Payments-Overview/ADR-0042-Ledger.md",
-                 f"/tmp/tc-{RUN}/team/rules/x.md", "grep -rn token learnings/auth.md",
+                 f"/srv/tc-{RUN}/team/rules/x.md", "grep -rn token learnings/auth.md",
                  "rg -n 'bearer docs/x.md' learnings", "sed -n '1,80p' learnings/api-keys.md"):
         assert s.text(kept) == kept
 
