@@ -108,15 +108,26 @@ function read(file) {
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
 }
 
-// The votes ledger as the reference writes it: "  <json key>:" then "    field: <json value>" lines.
+// The votes ledger is YAML (teamai's shape): read its "votes:" mapping of "  <key>:" entries and
+// "    <field>: <value>" lines, each key and value a plain, single- or double-quoted scalar.
+function scalar(text) {
+  text = text.trim();
+  if (text === "null" || text === "~" || text === "") return null;
+  if (/^-?\d+$/.test(text)) return Number(text);
+  if (text.startsWith('"')) return JSON.parse(text);
+  if (text.startsWith("'")) return text.slice(1, -1).replaceAll("''", "'");
+  return text;
+}
+
 function votes(text) {
   const out = {};
+  let inVotes = false;
   let key = null;
   for (const line of (text ?? "").split("\n")) {
     let m;
-    if ((m = /^  (".*"):\s*$/.exec(line))) out[(key = JSON.parse(m[1]))] = {};
-    else if (key !== null && (m = /^    ([a-z_]+): (.*)$/.exec(line))) out[key][m[1]] = JSON.parse(m[2]);
-    else key = null;
+    if (/^\S/.test(line)) [inVotes, key] = [/^votes:\s*$/.test(line), null];
+    else if (inVotes && (m = /^  (\S.*?):\s*$/.exec(line))) out[(key = scalar(m[1]))] = {};
+    else if (inVotes && key !== null && (m = /^    ([a-z_]+):(?: (.*))?$/.exec(line))) out[key][m[1]] = scalar(m[2] ?? "");
   }
   return out;
 }
