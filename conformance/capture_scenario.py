@@ -40,6 +40,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from reference.capture.scrub import SHOWN
+
 from . import timeline
 from .capture_file import Call
 
@@ -307,6 +309,8 @@ def _trees(recalls: list[Recall], rer: Rerooter, warnings: list[str]
 
 
 def _doc(word: str) -> str:
+    """An asset recall finds by ``word`` alone, holding the line the scrubber leaves in a search's
+    output, so a rule that checks a search line against the doc's text sees it there."""
     return (f"---\ntitle: Captured doc {word}\nname: {word}\ntags: [{word}]\n---\n"
             f"Recreated by import-capture: the captured session printed this path ({word}); "
-            "its text was never captured.\n")
+            f"its text was never captured.\n{SHOWN}\n")

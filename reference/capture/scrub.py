@@ -12,8 +12,10 @@ works by what a value *is* (its key), not by guessing at every string:
   edits, search patterns): every line becomes ``[scrubbed]`` except the parts a rule reads,
   which are kept with their line: recall's start line (count and run id) and no-hit line (its
   run id; the query becomes ``[scrubbed]``), ``File:`` lines, and a search line's
-  ``path:line:`` prefix (or ``line:`` for a single file). Blank lines stay blank, so line counts
-  and emptiness are kept. A string holding JSON (Cursor's ``tool_output``, Copilot's
+  ``path:line:`` prefix (or ``line:`` for a single file), whose text becomes ``scrubbed-text``
+  (a plain word: a rule that weighs what a search line shows still sees text there, and an
+  import recreates the doc with that line). Blank lines stay blank, so line counts and
+  emptiness are kept. A string holding JSON (Cursor's ``tool_output``, Copilot's
   ``toolArgs``) is scrubbed inside and encoded again.
 - **Transcript paths** (``transcript_path``, ``agent_transcript_path``, output files): replaced.
 - **Secret-named keys** (``*token*``, ``*password*``, ``*api_key*``, ``authorization``, …):
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 LINE = "[scrubbed]"
+SHOWN = "scrubbed-text"  # what a search line showed after its prefix; a word, so no rule reads it as a mark
 SECRET = "scrubbed-secret"
 EMAIL = "scrubbed@example.invalid"
 HOME = "/home/user"
@@ -187,7 +190,7 @@ class Scrubber:
         m = _PREFIX.match(line)
         if m:
             rest = line[m.end():]
-            return self.text(m.group(0)) + (LINE if rest.strip() else rest)
+            return self.text(m.group(0)) + (SHOWN if rest.strip() else rest)
         return LINE
 
     # -- whole values --------------------------------------------------------------------------

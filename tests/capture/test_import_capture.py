@@ -218,6 +218,7 @@ def test_what_the_import_writes(machine: Machine, target: Path):
     assert hooks[0]["at"] == "2026-11-30T10:00:06.000Z" and recalls[0]["at"] == "2026-11-30T10:00:05.999Z"
     assert "${r1.run}" in hooks[0]["set"]["tool_output"] and "${root:team}/.." == hooks[0]["set"]["cwd"]
     assert {f"/home/user/proj/team/{rel}" for rel in data["team"]} == set(printed)
+    assert all("\nscrubbed-text\n" in text for text in data["team"].values())  # what a scrubbed search shows
     assert "- Recorded shapes: 0 of 4 payloads match" in report
     assert "zebra" not in json.dumps(data) and "[scrubbed]" in hooks[0]["set"]["tool_output"]  # the no-hit query
     assert [p for p in lint.lint(corpus.load(target)) if "cap-cursor" in p] == []

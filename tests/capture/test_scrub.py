@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.recorded_shapes import key_paths
-from reference.capture.scrub import EMAIL, HOME, LINE, SECRET, Scrubber
+from reference.capture.scrub import EMAIL, HOME, LINE, SECRET, SHOWN, Scrubber
 from reference.cli import Io, run
 
 from .conftest import ROOT, Machine, corpus_payload
@@ -165,8 +165,8 @@ def test_what_a_rule_reads_is_kept_and_everything_else_keeps_its_lines():
             "7:single file hit\n"
             "\x1b[35mdocs/d.md\x1b[0m:\x1b[32m3\x1b[0m:colored\n"
             "just prose: with a colon\n")
-    assert s.lines(grep) == (f"{HOME}/proj/team/learnings/a.md:12:{LINE}\nlearnings/b.md-13-{LINE}\n"
-                             f"rules/c.md:{LINE}\n7:{LINE}\ndocs/d.md:3:{LINE}\n{LINE}\n")
+    assert s.lines(grep) == (f"{HOME}/proj/team/learnings/a.md:12:{SHOWN}\nlearnings/b.md-13-{SHOWN}\n"
+                             f"rules/c.md:{SHOWN}\n7:{SHOWN}\ndocs/d.md:3:{SHOWN}\n{LINE}\n")
 
 
 def test_strings_holding_json_are_scrubbed_inside():
