@@ -20,7 +20,9 @@ not the captured one (queries are never stored): every ``File:`` path the run pr
 recreated as an asset at the same tree path, titled and tagged with a word of its own
 (``capturedoc3``), and the recall asks for exactly those words, so it prints exactly those
 assets. A no-hit run asks for a word no asset has. ``--caller X`` in the claiming command is
-passed on, since the run line records it.
+passed on, since the run line records it. The recall step sets no agent session variable (the
+capture never saw the recall's environment): a claim settles the run, and a run that no payload
+claims stays unsettled, where the agent's shell might have settled it.
 
 **Time.** Every hook step runs at its captured instant, and each recall step one millisecond
 before the step that first shows its run (never before the step preceding it).

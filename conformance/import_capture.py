@@ -201,7 +201,7 @@ def _report(out: IO[str], built: capture_scenario.Built, verdicts: dict[str, rec
     for recall in built.recalls:
         printed = ", ".join(recall.docs) or "no hit"
         w(f"- {recall.name} recreates captured run {recall.run} (printed: {printed}): a recall of invented docs at "
-          "the same tree paths; the captured query is not kept.\n")
+          "the same tree paths, without a session variable; the captured query is not kept.\n")
     w("- The decisions, with the reference's reasons (they are the scenario's expectations):\n")
     for head, notes in capture_replay.reasons(built):
         w(f"    {head}\n")
