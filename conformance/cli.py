@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("selectors", nargs="*", metavar="SELECTOR", help=SELECTOR_HELP)
     show.add_argument("--agent", help=AGENT_HELP)
     sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
+    from .import_capture import add_parser as add_import_capture
+
+    add_import_capture(sub)
     page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
     page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
     page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
@@ -123,6 +126,10 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
         return serve(ReferenceBackend(as_subprocess if args.exec_mode == "cli" else in_process))
     if args.command == "report":
         return _report(args, out, err)
+    if args.command == "import-capture":
+        from . import import_capture
+
+        return import_capture.run(args, (args.corpus or DEFAULT_ROOT).resolve(), out, err)
     root = (args.corpus or DEFAULT_ROOT).resolve()
     if not (root / "scenarios").is_dir():
         err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
@@ -148,9 +155,13 @@ def _select(corpus: corpus_mod.Corpus, only: list[str], agent: str | None,
 
 
 def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
+    from . import recorded_shapes
+
     problems = lint.lint(corpus)
     for problem in problems:
         err.write(f"{problem}\n")
+    out.write(recorded_shapes.describe(recorded_shapes.tally(
+        (p.agent, p.event, p.payload, p.data.get("provenance") or {}) for p in corpus.payloads.values())) + "\n")
     if problems:
         err.write(f"corpus-lint: {len(problems)} problem(s)\n")
         return EXIT_CORPUS

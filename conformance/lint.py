@@ -12,6 +12,8 @@
   title and provenance is unique;
 - every expectations file kept with the corpus (``conformance/expectations/*.toml``) is valid
   and names only cases the corpus has.
+- a payload of an agent whose real payloads were recorded has that shape, or says why not
+  (``recorded_shapes.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 import jsonschema
 
-from . import clauses, expectations, timeline
+from . import clauses, expectations, recorded_shapes, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
@@ -66,7 +68,11 @@ def lint(corpus: Corpus) -> list[str]:
     if corpus.clauses_path is None:
         problems.append("no clause catalogue (conformance/clauses.yaml) was found")
     for payload in corpus.payloads.values():
-        problems += [f"{payload.rel}: {e}" for e in schema_errors(payload.data, "payload.schema.json")]
+        errors = schema_errors(payload.data, "payload.schema.json")
+        problems += [f"{payload.rel}: {e}" for e in errors]
+        if not errors:
+            problems += [f"{payload.rel}: {e}" for e in recorded_shapes.lint_payload(
+                payload.agent, payload.event, payload.payload, payload.data["provenance"])]
         if payload.data.get("agent") not in (None, payload.name.split("/", 1)[0]):
             problems.append(f"{payload.rel}: agent {payload.data.get('agent')!r} is not its folder's name")
     seen_ids: dict[str, str] = {}

@@ -132,6 +132,7 @@ _EXTRA: list[tuple[str, str, str]] = [
     ("hook-command", "hook.command", "print the fastest command line for an agent's hook settings"),
     ("replay", "hook.replay", "explain what the hook would record for saved payloads, writing nothing"),
     ("doctor", "doctor", "say what a hook line would do here, and how to fix what would stop it"),
+    ("capture", "capture.command", "record the payloads an agent's hook gets (scrubbed), then run the hook"),
 ]
 
 
@@ -206,6 +207,10 @@ def run(argv: Sequence[str], io: Io) -> int:
         from .hook import dispatch
 
         return dispatch.main(list(argv[1:]), io.env, io.stdin, io.stderr, io.stdout)
+    if argv and argv[0] == "capture":  # a hook too: never a usage exit, and "--" ends its own options
+        from .capture import command as capture
+
+        return capture.main(list(argv[1:]), io)
     from . import config, index
     from .clock import ClockError
     from .ledger import YamlUnavailable

@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="post-tool-use (default), post-tool-use-failure, stop, subagent-stop or session-start")
     parser.add_argument("--tool", default="claude", metavar="AGENT",
                         help=f"the agent the hook is for: {', '.join(AGENTS)} (default: claude)")
+    parser.add_argument("--capture", action="store_true",
+                        help="the line for teamai-ref capture instead (records each payload, then runs the hook)")
 
 
 def fast_path() -> str:
@@ -58,6 +60,15 @@ def team_folder(raw: str | None) -> str | None:
     return path
 
 
+def capture_line(event: str, tool: str, team: str | None = None, user_team: str | None = None) -> str:
+    """``teamai-ref capture`` by this interpreter's absolute path: agents run hooks with their own
+    PATH, which need not hold the environment the reference is installed in."""
+    argv = [sys.executable, "-m", "reference", "capture", event, "--tool", tool]
+    argv += ["--team", team] if team else []
+    argv += ["--user-team", user_team] if user_team else []
+    return shlex.join(argv)
+
+
 def run(args: argparse.Namespace, io: Io) -> int:
     from ..cli import EXIT_OK, EXIT_USAGE
 
@@ -70,5 +81,6 @@ def run(args: argparse.Namespace, io: Io) -> int:
         io.error(f"no hook knows the event {args.event!r}; use one of {', '.join(EVENTS)}")
         return EXIT_USAGE
     team, user_team = team_folder(args.team), team_folder(args.user_team)
-    io.stdout.write(command_line(event, tool, team, user_team) + "\n")
+    line = capture_line(event, tool, team, user_team) if args.capture else command_line(event, tool, team, user_team)
+    io.stdout.write(line + "\n")
     return EXIT_OK
