@@ -225,6 +225,10 @@ def _recall(machine: Machine) -> str:
     return out.getvalue()
 
 
+# A line of the example team's redis-timeout learning: a search line counts only when it shows the doc's text.
+TEXT = "raise it to 5s and add a retry with backoff."
+
+
 def _cases(machine: Machine) -> list[tuple[str, str, dict[str, Any]]]:
     doc, team, project = machine.doc(), str(machine.team), str(machine.project)
     recall = _recall(machine)
@@ -249,17 +253,15 @@ def _cases(machine: Machine) -> list[tuple[str, str, dict[str, Any]]]:
                                                    "tool_response.content": f"{doc}:5:raise it to 5s\n"
                                                    f"{team}/rules/payments.md-2-context\n"})
     add("claude", "post-tool-use-search-content", {"cwd": team, "tool_input.path": "learnings",
-                                                   "tool_response.content": "learnings/redis-timeout.md:5:x"})
-    add("claude", "post-tool-use-search-content", {"cwd": project, "tool_input.path": doc,
-                                                   "tool_response.content": "5:raise it to 5s"})
+                                                   "tool_response.content": f"learnings/redis-timeout.md:8:{TEXT}"})
     add("claude", "post-tool-use-shell-read", {"cwd": team, "tool_input.command": "rg -n --color=always timeout learnings",
-                                               "tool_response.stdout": "\x1b[35mlearnings/redis-timeout.md\x1b[0m:5:x\n"})
+                                               "tool_response.stdout": f"\x1b[35mlearnings/redis-timeout.md\x1b[0m:8:{TEXT}\n"})
     add("claude", "post-tool-use-grep-files", {"cwd": project, "tool_input.path": team,
                                                "tool_response.filenames": [doc]})
     add("codex", "post-tool-use-shell-read", {"cwd": team, "tool_input.command": "cat learnings/redis-timeout.md"})
     add("codex", "post-tool-use-shell-recall", {"cwd": project, "tool_response": recall})
     add("codex", "post-tool-use-search-content", {"cwd": project, "tool_input.command": f"rg -n timeout {team}",
-                                                  "tool_response": f"{doc}:5:x\n"})
+                                                  "tool_response": f"{doc}:8:{TEXT}\n"})
     add("cursor", "post-tool-use-read", {"cwd": project, "workspace_roots": [project], "tool_input.file_path": doc})
     add("cursor", "post-tool-use-shell-read", {"cwd": "", "workspace_roots": [team],
                                                "tool_input.working_directory": team,
@@ -268,7 +270,7 @@ def _cases(machine: Machine) -> list[tuple[str, str, dict[str, Any]]]:
                                                  "tool_output": json.dumps({"exitCode": 0, "stdout": recall})})
     add("cursor", "post-tool-use-search-content", {"cwd": project, "workspace_roots": [project],
                                                    "tool_input.command": f"rg -n timeout {team}",
-                                                   "tool_output": json.dumps({"exitCode": 0, "stdout": f"{doc}:5:x\n"})})
+                                                   "tool_output": json.dumps({"exitCode": 0, "stdout": f"{doc}:8:{TEXT}\n"})})
     return cases
 
 
@@ -295,3 +297,19 @@ def test_the_scrubbed_payload_leads_to_the_same_decisions(machine: Machine, tmp_
         assert scrubbed_lines == scrubber.value(raw_lines), (agent, payload)
         kinds += [line["kind"] for line in raw_lines]
     assert kinds.count("claim") == 3 and kinds.count("evidence") >= 10
+
+
+def test_a_scrubbed_single_file_search_loses_its_decision(machine: Machine, tmp_path: Path):
+    """The one known loss: a search of one file prints ``line:text`` without a path, so only the text
+    ties it to the doc; scrubbing replaces the text, and the scrubbed path names no file to read.
+    (``--keep`` keeps it; an import recreates the docs with the scrubbed text, so replays agree.)"""
+    scrubber = Scrubber.from_env(machine.env)
+    payload = corpus_payload("claude/post-tool-use-search-content")
+    payload.update(cwd=str(machine.project))
+    payload["tool_input"]["path"] = machine.doc()
+    payload["tool_response"]["content"] = f"8:{TEXT}"
+    raw_lines = _hook(machine, tmp_path / "raw", str(machine.team), "claude", "post-tool-use", payload)
+    assert [line["kind"] for line in raw_lines] == ["evidence"]
+    scrubbed = scrubber.payload(copy.deepcopy(payload))
+    assert _hook(machine, tmp_path / "scrubbed", scrubber.text(str(machine.team)), "claude", "post-tool-use",
+                 scrubbed) == []
