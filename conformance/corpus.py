@@ -1,4 +1,5 @@
-"""Reading the corpus: scenarios (``scenarios/<area>/*.yaml``) and payloads (``payloads/<agent>/*.json``).
+"""Reading the corpus: scenarios (``scenarios/<area>/*.yaml``, and ``scenarios/<area>/generated/*.yaml``
+written by ``teamai-conformance generate``) and payloads (``payloads/<agent>/*.json``).
 
 Loading never raises on a bad file: a file that cannot be read becomes a :class:`Problem`, so
 ``lint`` can report every fault at once and ``run`` can refuse to start with a clear list.
@@ -18,6 +19,7 @@ import yaml
 from . import selection
 
 SCENARIO_GLOB = "*.yaml"
+GENERATED = "generated"  # the folder of an area that ``teamai-conformance generate`` owns
 PAYLOAD_GLOB = "*.json"
 
 
@@ -125,7 +127,8 @@ def load(root: Path) -> Corpus:
     """The corpus under ``root`` (the folder holding ``scenarios/`` and ``payloads/``)."""
     root = root.resolve()
     corpus = Corpus(root, clauses_path=find_clauses(root))
-    for path in sorted((root / "scenarios").glob(f"*/{SCENARIO_GLOB}")):
+    scenarios = root / "scenarios"
+    for path in sorted([*scenarios.glob(f"*/{SCENARIO_GLOB}"), *scenarios.glob(f"*/{GENERATED}/{SCENARIO_GLOB}")]):
         rel = path.relative_to(root).as_posix()
         try:
             data = load_yaml(path.read_text(encoding="utf-8"))
@@ -135,7 +138,8 @@ def load(root: Path) -> Corpus:
         if not isinstance(data, dict):
             corpus.problems.append(Problem(rel, "is not a mapping"))
             continue
-        corpus.scenarios.append(Scenario(path, rel, path.parent.name, data))
+        area = path.parent.parent.name if path.parent.name == GENERATED else path.parent.name
+        corpus.scenarios.append(Scenario(path, rel, area, data))
     for path in sorted((root / "payloads").glob(f"*/{PAYLOAD_GLOB}")):
         rel = path.relative_to(root).as_posix()
         try:

@@ -1,5 +1,5 @@
-"""pytest plugin: every scenario under ``<rootdir>/scenarios/`` is a test item named by its case
-id, run against the in-process reference, so ``-k``, ``--lf`` and ``-x`` work on case ids.
+"""pytest plugin: every scenario under ``<rootdir>/scenarios/`` (``<area>/*.yaml`` and
+``<area>/generated/*.yaml``) is a test item named by its case id, run against the in-process reference, so ``-k``, ``--lf`` and ``-x`` work on case ids.
 
 The reference's expected failures (``conformance/expectations/reference.toml``) become xfail;
 a case that passes although listed fails the run, as in ``teamai-conformance run``, and a case
@@ -42,7 +42,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         rel = file_path.relative_to(root / "scenarios")
     except ValueError:
         return None
-    if file_path.suffix == ".yaml" and len(rel.parts) == 2:
+    if file_path.suffix == ".yaml" and (len(rel.parts) == 2 or (len(rel.parts) == 3 and rel.parts[1] == corpus_mod.GENERATED)):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
 
