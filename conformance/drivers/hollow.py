@@ -40,6 +40,10 @@ class DoNothing(ReferenceBackend):
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
                                  "log": True, "hold": ["votes-ledger"], "repeat": True}}
 
+    def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
+        # No git repository: nothing here would ever read it.
+        return super().do_open({**message, "repo": None})
+
     def do_recall(self, message: dict[str, Any]) -> dict[str, Any]:
         return dict(_NOTHING)
 
