@@ -11,6 +11,11 @@ Two checks, each a run of the corpus against a hollow implementation (``drivers/
   line the hook must write. A "never counts" case whose only failure there is
   ``upvoted_count`` (or that does not fail at all) cannot tell a hook that rightly wrote nothing
   from a hook that never ran.
+- **A "no vote" case names the evidence line.** A case that feeds the hook a tool call and expects
+  a doc to get no upvote says what became of the read: its evidence line is in ``log_contains``
+  (recorded, and the reducer declined it) or in ``log_absent`` (the hook must not record it).
+  Otherwise a hook that drops the line passes the case for the wrong reason. This one is read
+  from the files alone.
 
 Each offender comes with the reason in words; ``teamai-conformance honesty`` prints them and
 ``tests/conformance/test_corpus_honesty.py`` holds the corpus to both.
@@ -38,7 +43,7 @@ LOG_MUST = "expect.log_contains"
 class Offender:
     id: str
     rel: str
-    check: str  # "do-nothing" or "hooks-off"
+    check: str  # "do-nothing", "hooks-off" or "evidence"
     reason: str
 
     def __str__(self) -> str:
@@ -103,8 +108,32 @@ def _blind(result: outcomes.CaseResult) -> str | None:
             + ": add a log_contains line the hook must write (the claim or evidence of a sibling call)")
 
 
+def expects_no_vote(scenario: Scenario) -> bool:
+    expect = scenario.data.get("expect") or {}
+    votes = expect.get("votes") or {}
+    return bool(expect.get("no_votes")) or any(
+        isinstance(entry, Mapping) and entry.get("upvoted_count") == 0 for entry in votes.values())
+
+
+def silent_on_evidence(corpus: Corpus, scenarios: Iterable[Scenario]) -> list[Offender]:
+    """The hook-fed cases that expect no upvote and name no evidence line, written or not."""
+    out = []
+    for scenario in scenarios:
+        if not (feeds_the_hook(scenario, corpus.payloads) and expects_no_vote(scenario)):
+            continue
+        expect = scenario.data.get("expect") or {}
+        named = [line for key in ("log_contains", "log_absent") for line in (expect.get(key) or [])
+                 if isinstance(line, Mapping) and line.get("kind") == "evidence"]
+        if not named:
+            out.append(Offender(scenario.id, scenario.rel, "evidence",
+                                "expects no upvote but names no evidence line: put the read's evidence in "
+                                "log_contains (recorded, not credited) or in log_absent (never recorded)"))
+    return out
+
+
 def check(corpus: Corpus, scenarios: list[Scenario]) -> list[Offender]:
-    return passes_against_nothing(corpus, scenarios) + blind_to_the_hook(corpus, scenarios)
+    return (silent_on_evidence(corpus, scenarios) + passes_against_nothing(corpus, scenarios)
+            + blind_to_the_hook(corpus, scenarios))
 
 
 def add_parser(sub: Any) -> None:
@@ -126,10 +155,11 @@ def run(args: argparse.Namespace, corpus: Corpus, out: IO[str], err: IO[str]) ->
     for offender in offenders:
         err.write(f"{offender}\n")
     if offenders:
-        err.write(f"honesty: {len(offenders)} case(s) would pass against a hollow implementation\n")
+        err.write(f"honesty: {len(offenders)} case(s) could pass for the wrong reason\n")
         return 1
-    out.write(f"honesty: all {len(chosen)} cases fail against an implementation that does nothing, and "
-              "every attribution case fails on a log line against hooks that record nothing\n")
+    out.write(f"honesty: all {len(chosen)} cases fail against an implementation that does nothing, "
+              "every attribution case fails on a log line against hooks that record nothing, and every "
+              "no-vote case names its evidence line\n")
     return 0
 
 

@@ -54,6 +54,12 @@ def test_most_of_the_corpus_feeds_the_hook():
     assert len(HOOK_FED) > len(CASES) // 2
 
 
+def test_every_no_vote_case_names_the_evidence_line_written_or_not():
+    no_vote = [s for s in HOOK_FED if honesty.expects_no_vote(s)]
+    assert len(no_vote) > 300
+    assert [str(o) for o in honesty.silent_on_evidence(CORPUS, CASES)] == []
+
+
 # --- the checks themselves, on the fixture corpus --------------------------------------------
 
 WEAK = """id: {id}
@@ -114,6 +120,22 @@ def test_a_never_counts_case_without_a_log_line_is_blind_to_the_hook(corpus_copy
     assert set(offenders) == {"fx-never", "fx-never-absent"}
     assert "pass against hooks that record nothing" in offenders["fx-never"].reason
     assert "fx-read-needs-hook" not in offenders  # it expects the evidence line itself
+
+
+def test_a_no_vote_case_without_an_evidence_line_is_named(corpus_copy, scenario_writer):
+    scenario_writer(corpus_copy, "attribution", "fx-never-claim", NEVER.format(
+        id="fx-never-claim", extra="  log_contains:\n    - {kind: run, session: ses-alice}\n"))
+    scenario_writer(corpus_copy, "attribution", "fx-never-written", NEVER.format(
+        id="fx-never-written", extra="  log_contains:\n    - {kind: evidence, session: ses-bob}\n"))
+    scenario_writer(corpus_copy, "attribution", "fx-never-absent", NEVER.format(
+        id="fx-never-absent", extra="  log_absent:\n    - {kind: evidence, session: ses-alice}\n"))
+    loaded = _load(corpus_copy)
+    offenders = honesty.silent_on_evidence(loaded, loaded.scenarios)
+    assert [o.id for o in offenders] == ["fx-never-claim"]
+    assert offenders[0].check == "evidence" and "names no evidence line" in offenders[0].reason
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["--corpus", str(corpus_copy), "honesty", "--only", "fx-never-claim"], out, err) == 1
+    assert "[fx-never-claim] expects no upvote but names no evidence line" in err.getvalue()
 
 
 POSITIVE = """id: fx-votes-only
