@@ -21,8 +21,8 @@ from table import Report
 
 PEER_ROW = f"teamai-cli {peer.VERSION}: hook call, no attribution"
 GOAL_X_FLOOR = 2.0  # times the ``import json`` floor
-WHAT_THE_PEER_DOES = ("not the same work: 0.25 predates attribution (#884); its post-tool-use appends a "
-                      "tool-use event, no run, claim or evidence")
+WHAT_THE_PEER_DOES = (f"teamai-cli {peer.VERSION} does other work: it predates attribution (#884), so its "
+                      "post-tool-use appends a tool-use event and no run, claim or evidence")
 
 
 def bench_hook(rep: Report, work: str, team: str, env: Mapping[str, str], payloads: Mapping[str, bytes],
@@ -56,7 +56,7 @@ def one_payload(rep: Report, name: str, data: bytes, env: Mapping[str, str], dis
     notes: tuple[str, ...] = ()
     if theirs is not None:
         left = theirs.leftovers.describe(theirs.limit)
-        notes = (f"{PEER_ROW}: {WHAT_THE_PEER_DOES}", *((f"its hook {left}",) if left else ()))
+        notes = (WHAT_THE_PEER_DOES, *((f"its hook {left}",) if left else ()))
     rep.figure("hook", f"post-tool-use, {name}, hook-dispatch", ms, floor, peer_ms, tool=ours.name,
                floor_name="floor (import json)", peer_name=PEER_ROW, goal=f"<= {GOAL_X_FLOOR:g}x floor",
                ok=ms / floor <= GOAL_X_FLOOR, notes=notes)

@@ -222,10 +222,11 @@ class Tool:
         self.limit = limit
         self.codes = tuple(codes)
         self.leftovers = Leftovers()
+        self.mark = ""  # the last sample's
         become_subreaper()
 
     def __call__(self, *args: str, stdin: bytes = b"", cwd: str | None = None) -> Sample:
-        mark = uuid.uuid4().hex
+        self.mark = mark = uuid.uuid4().hex
         sample = timed([*self.argv, *args], {**self.env, MARK: mark}, stdin, cwd, self.codes)
         self.settle(mark)
         return sample

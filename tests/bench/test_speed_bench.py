@@ -23,6 +23,8 @@ import measure  # noqa: E402
 import recall_bench  # noqa: E402
 from table import Report  # noqa: E402
 
+from conformance.drivers.teamai_cli import marked_processes  # noqa: E402
+
 PY = sys.executable
 MB = 1024
 
@@ -248,17 +250,25 @@ def test_0_25_s_hook_leaves_a_process_that_is_gone_before_the_next_sample(entry,
     payload = b'{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Read", "cwd": "/"}'
     tool(stdin=payload)
     assert tool.leftovers.seen == 1  # the detached process this figure has to account for
-    from conformance.drivers.teamai_cli import MARK
+    assert tool.mark and not marked_processes(tool.mark)
 
-    assert not [p for p in os.listdir("/proc") if p.isdigit() and _has(int(p), MARK)]
+    # The figure names the peer's row for what it does and says what it left behind.
+    from commands import clean_env, ref_cmd
 
-
-def _has(pid: int, name: str) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            return f"{name}=".encode() in fh.read()
-    except OSError:
-        return False
+    out = io.StringIO()
+    rep = Report(out)
+    ours_env = clean_env(TEAMAI_HOME=str(tmp_path / "home"), TEAMAI_TEAM=str(ROOT / "examples" / "team"))
+    fast = [PY, "-I", "-S", str(ROOT / "reference" / "hook" / "fast.py"), "post-tool-use", "--tool", "claude"]
+    dispatch = [*ref_cmd(), "hook-dispatch", "post-tool-use", "--tool", "claude"]
+    hook_bench.one_payload(rep, "Read", payload, ours_env, dispatch, fast, 2, entry, env)
+    text = out.getvalue()
+    peer_row = next(line for line in text.splitlines() if line.strip().startswith(hook_bench.PEER_ROW))
+    assert "hook call, no attribution" in peer_row and ("slower" in peer_row or "faster" in peer_row)
+    assert "does other work: it predates attribution (#884)" in text
+    assert "its hook left a detached process after 2 of 2 calls" in text
+    dispatch_row = next(r for r in rep.rows if r["what"].endswith("hook-dispatch"))
+    assert dispatch_row["peer"]["samples"] == dispatch_row["samples"] == dispatch_row["floor"]["samples"] == 2
+    assert "teamai-cli" not in dispatch_row["goal"]  # no goal is set against other work
 
 
 def test_side_by_side_recall_indexes_the_same_assets_and_times_both_in_the_same_rounds(entry, tmp_path):
