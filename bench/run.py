@@ -232,7 +232,7 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"some of {','.join(SECTIONS)}")
     parser.add_argument("--skip-peer", action="store_true", help="do not install or time teamai-cli")
     parser.add_argument("--peer-sizes", default="1000,10000",
-                        help="the synthetic sizes at which teamai-cli runs too (it takes minutes per recall figure at 50k)")
+                        help="the synthetic sizes at which teamai-cli runs too (50k adds over ten minutes)")
     parser.add_argument("--real", default=REAL_TREES, help="real team trees for the 'real' section, comma-separated")
     parser.add_argument("--work", help="folder for generated teams (kept between runs)")
     parser.add_argument("--json", help="also write the rows to this file")
