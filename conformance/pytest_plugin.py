@@ -1,5 +1,6 @@
 """pytest plugin: every scenario of the corpus is a test item named by its case id, so ``-k``,
-``--lf`` and ``-x`` work on case ids, against any implementation.
+``--lf`` and ``-x`` work on case ids (and ``-k`` on the agents a case concerns and its area's
+folder), against any implementation.
 
 Options (all optional; without them the corpus under ``<rootdir>/scenarios/`` runs against the
 in-process reference, as it always did):
@@ -151,6 +152,7 @@ class ScenarioItem(pytest.Item):
         self.expected = expected
         for clause in scenario.clauses:
             self.add_marker(pytest.mark.clause(clause))
+        self.extra_keyword_matches.update(scenario.agents)  # -k "reducer and codex"
         if expected is not None and expected.status == "skip":
             self.add_marker(pytest.mark.skip(reason=expected.reason or "skipped by the expectations file"))
         elif expected is not None and expected.status == "fail":

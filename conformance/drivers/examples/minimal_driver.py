@@ -103,9 +103,9 @@ def read_votes(path: str) -> dict[str, Any]:
             data = yaml.load(fh, Loader=yaml.BaseLoader) or {}
     except FileNotFoundError:
         return {}
-    votes = data.get("votes") if isinstance(data.get("votes"), dict) else {}
+    votes = data.get("votes")
     return {key: {**{c: int(entry.get(c) or 0) for c in COUNTS}, **{t: entry.get(t) or None for t in INSTANTS}}
-            for key, entry in votes.items()}
+            for key, entry in (votes if isinstance(votes, dict) else {}).items()}
 
 
 def main(argv: list[str]) -> int:
