@@ -272,3 +272,37 @@ def test_the_results_page_shows_the_explanation_in_the_drill_down(fake, tmp_path
     assert "the command invokes teamai recall" in why  # the reference's reasons
     assert "behind expect.votes.redis-timeout.upvoted_count" in why
     assert "in the implementation unsettled" in why
+
+
+def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp_path):
+    """An implementation from before run ids: its recall prints none and records no run line."""
+    from typing import Any
+
+    from conformance import corpus, driver
+    from conformance.case_runner import run_case
+
+    def legacy(message: dict[str, Any]) -> dict[str, Any]:
+        cmd, extra = message["cmd"], {}
+        if cmd == "start":
+            extra = {"protocol": 1, "implementation": {"name": "legacy", "version": "0"},
+                     "capabilities": {"commands": ["recall", "hook"], "agents": ["claude"], "log": True, "hold": []}}
+        elif cmd == "open":
+            team = str(Path(message["sandbox"], "team"))
+            extra = {"paths": {"learnings/redis-timeout": f"{team}/learnings/redis-timeout.md"}, "user_paths": {},
+                     "roots": {"team": team, "learnings": [f"{team}/learnings"]}}
+        elif cmd == "recall":
+            extra = {"exit": 0, "stdout": "--- [teamai:recall:start] --- (1 result)\n", "stderr": ""}
+        elif cmd == "hook":
+            extra = {"exit": 0, "stdout": "", "stderr": ""}
+        elif cmd == "observe":
+            extra = {"votes": {}, "log": []}
+        return {"seq": message["seq"], "ok": True, **extra}
+
+    loaded = corpus.load(ROOT)
+    active = driver.LocalDriver(lambda: legacy, "legacy")
+    result = run_case(active, loaded.by_id()["attr-claude-shell-recall-claims"], loaded.payloads)
+    assert result.outcome == outcomes.FAIL
+    first = result.explanation["first"]
+    assert first["index"] == 0 and [d["decision"] for d in first["decisions"]] == [
+        "run id not printed", "run not recorded", "recall not counted"]
+    assert result.explanation["summary"].startswith('step 1 [recall "redis timeout" as r1]: run id not printed')
