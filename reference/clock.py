@@ -53,6 +53,13 @@ def stamp(instant: _dt.datetime) -> str:
     return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
 
 
+def now_seconds(env: Mapping[str, str]) -> float:
+    """``now(env).timestamp()``, without ``datetime`` when the system clock is the source."""
+    if env.get("TEAMAI_NOW"):
+        return now(env).timestamp()
+    return time.time()
+
+
 def now_stamp(env: Mapping[str, str]) -> str:
     """``stamp(now(env))``, without ``datetime`` when the system clock is the source."""
     if env.get("TEAMAI_NOW"):
