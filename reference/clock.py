@@ -35,6 +35,44 @@ def parse_instant(text: str) -> _dt.datetime:
     return value.astimezone(_dt.UTC)
 
 
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    year -= month <= 2
+    era = year // 400
+    yoe = year - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def micros(text: str) -> int:
+    """Microseconds since the epoch of an ISO 8601 instant, as an exact integer.
+
+    The reducer compares instants 24 h apart to the second, so they are integers, never floats
+    (two floats that are each rounded can be 24 h apart by one ulp too many). :func:`stamp`'s
+    own spelling (``2026-11-30T10:00:00.000Z``, or without the milliseconds) is read by hand,
+    without ``datetime``, which a Stop would otherwise import just for this; any other spelling
+    goes through :func:`parse_instant`. Raises :class:`ClockError` like it.
+    """
+    if len(text) in (20, 24) and text[-1] == "Z" and text[4] == "-" == text[7] and text[10] == "T" \
+            and text[13] == ":" == text[16] and (len(text) == 20 or text[19] == "."):
+        digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19] + text[20:23]
+        if digits.isascii() and digits.isdigit():
+            year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+            hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
+            leap = month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+            if (year >= 1 and 1 <= month <= 12 and 1 <= day <= _MONTH_DAYS[month - 1] + leap
+                    and hour < 24 and minute < 60 and second < 60):
+                seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+                return seconds * 1_000_000 + (int(text[20:23]) * 1000 if len(text) == 24 else 0)
+    import datetime as _dt
+
+    delta = parse_instant(text) - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
 def now(env: Mapping[str, str]) -> _dt.datetime:
     """The current instant: ``TEAMAI_NOW`` when set, else the system clock."""
     import datetime as _dt
@@ -51,6 +89,19 @@ def stamp(instant: _dt.datetime) -> str:
 
     instant = instant.astimezone(_dt.UTC)
     return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+
+
+def now_micros(env: Mapping[str, str]) -> int:
+    """:func:`micros` of the current instant, without ``datetime`` when the system clock is the source."""
+    fixed = env.get("TEAMAI_NOW")
+    if fixed:
+        return micros(fixed)
+    return time.time_ns() // 1000
+
+
+def stamp_micros(value: int) -> str:
+    """:func:`stamp` of an instant given in microseconds, without ``datetime``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(value // 1_000_000)) + f"{value % 1_000_000 // 1000:03d}Z"
 
 
 def now_stamp(env: Mapping[str, str]) -> str:
