@@ -51,26 +51,27 @@ class Plan:
 
 
 def plan(cfg: Config, session: str | None, now: int) -> Plan:
-    """Read the log (through the checkpoint for a Stop, when it matches) and decide."""
+    """Read the log (through the checkpoint when it matches) and decide, for ``session``'s family
+    or, with None, for every session."""
     scope = cfg.active
-    view = checkpoint.open_view(scope, whole=session is None)
+    view = checkpoint.open_view(scope)
     matched = view.header is not None
     lines = checkpoint.follow(view) if matched else None
     used = lines is not None
     if lines is None:
-        if view.header is not None:  # a new line reaches back past the checkpoint
+        if matched:  # a new line reaches back past the checkpoint
             view = checkpoint.open_view(scope, whole=True)
         lines = Lines(view.data)
     makers = view.header["makers"] if used and view.header is not None else None
-    if used and not checkpoint.due(view, now):
+    compact = session is not None and (not used or checkpoint.due(view, now))
+    if session is not None and not compact:
         model = build(lines, only_pending=True, stopping=session, makers=makers)
-        decisions = decide(model)
-        return Plan(view, lines, model, decisions, len(model.reads) + model.idle, False, True, True)
-    model = build(lines, makers=makers)
+        return Plan(view, lines, model, decide(model), len(model.reads) + len(model.idle), False, True, True)
+    model = build(lines, only_pending=True, makers=makers)  # every session's reads
     family = model.roots.family({model.roots.root(session)}) if session is not None else None
     decisions = decide(model, family)
     pending = sum(1 for read in model.reads if family is None or read.session in family)
-    return Plan(view, lines, model, decisions, pending, True, used, matched)
+    return Plan(view, lines, model, decisions, pending + len(model.idle), compact, used, matched)
 
 
 def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None) -> ReduceResult:

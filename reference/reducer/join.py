@@ -49,12 +49,11 @@ def counts(status: object, simple: object) -> bool:
     return status == "success" or (status == "unknown" and simple is True)
 
 
-def matches(model: Model, read: Read, makers_too: bool = False) -> list[Match]:
-    """The docs this read adopts, one match per vote key. With ``makers_too`` a maker's read is
-    joined as well (the checkpoint asks whether a read could ever adopt anything)."""
+def matches(model: Model, read: Read) -> list[Match]:
+    """The docs this read adopts, one match per vote key."""
     if not read.counts:
         return []
-    since = None if makers_too else model.makers.get(read.root, {}).get(read.actor)
+    since = model.makers.get(read.root, {}).get(read.actor)
     if since is not None and since <= read.ts:
         return []
     window = [r for r in model.runs.get(read.root, ()) if r.ts <= read.ts <= r.ts + DAY]

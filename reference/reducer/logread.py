@@ -42,7 +42,7 @@ class Lines:
         self.raw: dict[str, list[bytes]] = {k: [] for k in KINDS}
         self.done: dict[str, list[Record]] = {k: [] for k in KINDS}
         self._undecodable = 0  # lines that were not a record of a known kind at all
-        self._bad: dict[str, int] = {}  # kind -> malformed lines found when it was last decoded
+        self._bad: set[int] = set()  # malformed raw lines met when decoding (by identity)
         self._decoded: dict[str, list[Record]] = {}
         for line in data.split(b"\n"):
             self.add(line)
@@ -64,7 +64,7 @@ class Lines:
     @property
     def bad(self) -> int:
         """Malformed lines met so far."""
-        return self._undecodable + sum(self._bad.values())
+        return self._undecodable + len(self._bad)
 
     def _decode(self, line: bytes) -> Record | None:
         try:
@@ -82,8 +82,14 @@ class Lines:
         if keep is None and kind in self._decoded:
             return self._decoded[kind]
         raw = self.raw[kind] if keep is None else [line for line in self.raw[kind] if keep(line)]
-        out = list(self.done[kind])
-        bad = 0
+        out = list(self.done[kind]) + self.decode(kind, raw)
+        if keep is None:
+            self._decoded[kind] = out
+        return out
+
+    def decode(self, kind: str, raw: list[bytes]) -> list[Record]:
+        """The records of some of this object's raw lines of ``kind`` (malformed ones are counted)."""
+        out: list[Record] = []
         try:  # one decode for the whole batch is much cheaper than one per line
             batch = json.loads(b"[" + b",".join(raw) + b"]")
         except ValueError:
@@ -95,15 +101,24 @@ class Lines:
                     batch.append(json.loads(line))
                 except ValueError:
                     batch.append(None)
-        for rec in batch:
+        for line, rec in zip(raw, batch, strict=True):
             if well_formed(rec) and rec["kind"] == kind:
                 out.append(rec)
             else:
-                bad += 1
-        self._bad[kind] = bad
-        if keep is None:
-            self._decoded[kind] = out
+                self._bad.add(id(line))
         return out
+
+
+_TS_AT = {kind: len(f'{{"kind":"{kind}","ts":"') for kind in KINDS}
+
+
+def stamp_of(line: bytes, kind: str) -> str | None:
+    """The ``ts`` of a raw line of ``kind`` in the log's own spelling, as written (instants in
+    that spelling sort as text); None when the line is spelt otherwise."""
+    at = _TS_AT[kind]
+    if line[at + 23:at + 25] == b'Z"' and line[at - 6:at] == b'"ts":"':
+        return line[at:at + 24].decode("ascii", "replace")
+    return None
 
 
 def well_formed(rec: Any) -> bool:
@@ -224,6 +239,19 @@ def _decoded_paths(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
         if isinstance(docs, list):
             paths.extend(d["path"] for d in docs if isinstance(d, dict) and text(d.get("path")))
     return [p for path in paths for p in (path, comparable(path))]
+
+
+def maybe_recall_subagent(line: bytes, field: bytes, absent: bool) -> bool:
+    """Whether the value of ``field`` (``"caller":`` of a run, ``"agent_type":`` of a claim) in a
+    raw line may be ``teamai-recall``; ``absent`` is the answer when the field is not there in
+    plain spelling. Unsure lines say yes (the caller decodes them)."""
+    if b"\\u" in line:
+        return True  # an escaped key or value: let the decoder say
+    at = line.find(field)
+    if at < 0:
+        return absent
+    value = line[at + len(field):at + len(field) + 15]
+    return value == b'"teamai-recall"' or not (value.startswith(b"null") or value.startswith(b'"'))
 
 
 def encode(rec: Record) -> bytes:

@@ -105,15 +105,18 @@ class Checkpoints(History):
         lab = self.labs[name]
         cfg = lab.cfg(self.t)
         now = clock.micros(logs.ts(self.t))
+        # The reference: every line decoded and judged (none of the shortcuts of a reduce).
+        whole = reducer.build(reducer.Lines(lab.log_path.read_bytes() if lab.log_path.exists() else b""))
         if session is not None:
             via = reducer.plan(cfg, session, now)
-            whole = reducer.plan(cfg, None, now)
-            family = whole.model.roots.family({whole.model.roots.root(session)})
-            assert _decided(via.decisions) == _decided([d for d in whole.decisions if d.match.read.session in family])
+            family = whole.roots.family({whole.roots.root(session)})
+            assert _decided(via.decisions) == _decided(reducer.decide(whole, family))
             if via.used:
                 self.seen.add("stop compacted the checkpoint" if via.compact else "stop followed the checkpoint")
             elif via.matched:
                 self.seen.add("stop read the whole log for a line reaching back")
+        else:  # what a pull (or a Stop that cannot name its session) would decide
+            assert _decided(reducer.plan(cfg, None, now).decisions) == _decided(reducer.decide(whole))
         if failure is None:
             reducer.reduce(cfg, lab.warnings.append, session)
             return
