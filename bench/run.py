@@ -10,7 +10,6 @@ Where node and npm are present, teamai-cli 0.25.0 runs the same work as a peer.
 from __future__ import annotations
 
 import argparse
-import calendar
 import json
 import os
 import shutil
@@ -22,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import logsynth  # noqa: E402
 import peer  # noqa: E402
 import synth  # noqa: E402
 
@@ -191,99 +191,108 @@ def bench_hook(rep: Report, work: str, runs: int, entry: str | None) -> None:
         rep.add("hook", f"post-tool-use, {name}", ms, json_floor, goal, peer_ms, ok)
 
 
-def _log_5000(path: str, team_doc: str) -> None:
-    """A realistic mix: 200 sessions, each with runs, claims and evidence (reads, some unrelated)."""
-    import random
-
-    rng = random.Random(7)
-    lines = []
-    t0 = time.time() - 3 * 86400
-    n = 0
-    while len(lines) < 5000:
-        n += 1
-        session = f"ses-{n % 200:03d}"
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t0 + len(lines) * 40))
-        run = f"{n:08x}-0000-4000-8000-{rng.randrange(16**12):012x}"
-        docs = [{"key": f"note-{rng.randrange(500)}", "type": "learning", "scope": "workspace",
-                 "path": team_doc if i == 0 else f"/team/learnings/note-{rng.randrange(500)}.md",
-                 "score": 3.2, "eligible": True} for i in range(rng.randint(0, 5))]
-        lines.append({"kind": "run", "ts": ts, "run": run, "session": session, "via": "env", "unambiguous": True,
-                      "agent": "claude", "actor": {}, "caller": None, "docs": docs})
-        lines.append({"kind": "claim", "ts": ts, "run": run, "session": session, "agent": "claude", "actor": {}})
-        for _ in range(rng.randint(1, 8)):
-            read = team_doc if rng.random() < 0.2 else f"/team/learnings/note-{rng.randrange(500)}.md"
-            lines.append({"kind": "evidence", "ts": ts, "session": session, "agent": "claude", "actor": {},
-                          "path": read, "exact": True, "via": "read", "simple": True, "status": "success"})
-    with open(path, "w", encoding="utf-8") as fh:
-        for rec in lines[:5000]:
-            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+# Log sizes for the reducer (lines) and the days of use each spans.
+LOG_SIZES = ((500, 1), (5000, 7), (50_000, 30))
 
 
-def _turn(doc: str, start: float) -> str:
-    """The lines one more agent turn adds: a recall, its claim, and three reads of its doc."""
-    ts = [time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start + i)) for i in range(5)]
-    run = "0badc0de-0000-4000-8000-000000000001"
-    docs = [{"key": "redis-timeout", "type": "learning", "scope": "workspace", "path": doc, "score": 3.2,
-             "eligible": True}]
-    lines = [{"kind": "run", "ts": ts[0], "run": run, "session": "ses-001", "via": "env", "unambiguous": True,
-              "agent": "claude", "actor": {}, "caller": None, "docs": docs},
-             {"kind": "claim", "ts": ts[1], "run": run, "session": "ses-001", "agent": "claude", "actor": {}}]
-    lines += [{"kind": "evidence", "ts": t, "session": "ses-001", "agent": "claude", "actor": {}, "path": doc,
-               "exact": True, "via": "read", "simple": True, "status": "success"} for t in ts[2:]]
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines)
+def _reduced_log(work: str, size: int, days: int) -> tuple[dict[str, str], object, int]:
+    """A team member's log of ``size`` lines over ``days`` days up to a few minutes ago, reduced at
+    the end of each day as Stops and pulls would have (consumed lines and per-session ledger as
+    they would be), with no checkpoint."""
+    sys.path.insert(0, ROOT)
+    from reference import config, reducer
+
+    team = os.path.join(work, "reduce-team")
+    os.makedirs(team, exist_ok=True)
+    home = os.path.join(work, f"reduce-home-{size}")
+    shutil.rmtree(home, ignore_errors=True)
+    env = clean_env(TEAMAI_HOME=home, TEAMAI_TEAM=team)
+    scope = config.load(env).active
+    os.makedirs(scope.state_dir, exist_ok=True)
+    end = time.time() - 900
+    records = logsynth.month(team, size, end, days)
+    for day in range(days, -1, -1):
+        until = end - day * 86400
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(until))
+        with open(scope.log_path, "ab") as fh:
+            fh.write(logsynth.encode([r for r in records if str(r["ts"]) < stamp]))
+        records = [r for r in records if str(r["ts"]) >= stamp]
+        reducer.reduce(config.load({**env, "TEAMAI_NOW": stamp}), lambda message: None)
+    if os.path.exists(scope.checkpoint_path):
+        os.unlink(scope.checkpoint_path)
+    with open(scope.log_path, "rb") as fh:
+        lines = fh.read().count(b"\n")
+    return env, scope, lines
+
+
+class _LogState:
+    """One scope's reducer state (log, checkpoint, ledgers), saved once and put back before each sample."""
+
+    def __init__(self, env: dict[str, str], scope: object, size: int) -> None:
+        self.env, self.scope = env, scope
+        self.paths = tuple(getattr(scope, name) for name in ("log_path", "checkpoint_path", "upvoted_path",
+                                                             "ledger_path"))
+        self.rng = __import__("random").Random(size)
+        self.pool = logsynth.docs(env["TEAMAI_TEAM"])
+        self.saved: dict[str, bytes] = {}
+        self.save()
+
+    def save(self) -> None:
+        self.saved = {}
+        for path in self.paths:
+            if os.path.exists(path):
+                with open(path, "rb") as fh:
+                    self.saved[path] = fh.read()
+
+    def put_back_with_a_turn(self) -> None:
+        """The saved state, and one more agent turn just now: a recall, its claim, reads of two of
+        its docs and of one other."""
+        for path in self.paths:
+            if os.path.exists(path):
+                os.unlink(path)
+        for path, data in self.saved.items():
+            with open(path, "wb") as fh:
+                fh.write(data)
+        run_id = f"b{self.rng.randrange(16**7):07x}-0000-4000-8000-{self.rng.randrange(16**12):012x}"
+        lines = logsynth.turn_lines(STOP_SESSION, time.time() - 30, run_id, self.rng.sample(self.pool[:40], 3),
+                                    self.rng, reads=2, others=[self.rng.choice(self.pool)])
+        with open(self.paths[0], "ab") as fh:
+            fh.write(logsynth.encode(lines))
+
+    def timed(self, cmd: list[str], stdin: bytes = b"") -> float:
+        self.put_back_with_a_turn()
+        return timed(cmd, self.env, stdin)
+
+
+STOP_SESSION = "ses-bench"
+STOP_PAYLOAD = json.dumps({"session_id": STOP_SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
+                           "hook_event_name": "Stop", "stop_hook_active": False}).encode()
 
 
 def bench_reduce(rep: Report, work: str, runs: int) -> None:
-    env, _, doc = _recall_output(work)
-    sys.path.insert(0, ROOT)
-    from reference import config
-
-    scope = config.load(env).active
-    raw = os.path.join(work, "log-5000.jsonl")
-    _log_5000(raw, doc)
-    stop = json.dumps({"session_id": "ses-001", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
-                       "hook_event_name": "Stop", "stop_hook_active": False}).encode()
-    cmd = [*ref_cmd(), "hook-dispatch", "stop", "--tool", "claude"]
-    state = (scope.log_path, scope.upvoted_path, scope.ledger_path)
-
-    def reset(log_text: bytes | None, saved: dict[str, bytes]) -> None:
-        for path in state:
-            if os.path.exists(path):
-                os.unlink(path)
-        for path, data in saved.items():
-            with open(path, "wb") as fh:
-                fh.write(data)
-        if log_text is not None:
-            with open(scope.log_path, "wb") as fh:
-                fh.write(log_text)
-
-    with open(raw, "rb") as fh:
-        unreduced = fh.read()
-    first = []
-    for _ in range(max(3, runs // 3)):
-        reset(unreduced, {})
-        first.append(timed(cmd, env, stop))
-    # The steady state: earlier Stops have reduced the log; one more turn arrives, then its Stop.
-    reset(unreduced, {})
-    timed([*ref_cmd(), "pull"], env)
-    saved = {p: open(p, "rb").read() for p in state if os.path.exists(p)}
-    last_ts = json.loads(saved[scope.log_path].splitlines()[-1])["ts"]
-    start = calendar.timegm(time.strptime(last_ts[:19], "%Y-%m-%dT%H:%M:%S")) + 60
-    turn = _turn(doc, start).encode()
-    lines = saved[scope.log_path].count(b"\n")
-    stop_env = {**env, "TEAMAI_NOW": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 10))}
-
-    def one_stop() -> float:
-        reset(None, {**saved, scope.log_path: saved[scope.log_path] + turn})
-        return timed(cmd, stop_env, stop)
-
-    floor_ms, ms = paired(FLOOR, runs, one_stop)
-    rep.add("reduce", f"Stop after one more turn, {lines}-line reduced log", ms, floor_ms, "<= 4x floor",
-            ok=ms / floor_ms <= 4.0)
-    cmd = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "stop", "--tool", "claude"]
-    floor_ms, ms = paired(FLOOR, runs, one_stop)
-    rep.add("reduce", "the same Stop, hook-command line", ms, floor_ms, "<= 4x floor", ok=ms / floor_ms <= 4.0)
-    rep.add("reduce", "Stop over a 5000-line log never reduced before", median(first), floor_ms)
+    """The Stop as agents run it (``hook-command``'s line), at each log length: once with no
+    checkpoint (it reads the whole log and writes one), then in the steady state (the last Stop
+    left a checkpoint; one more turn arrives); and ``pull`` over the longest log."""
+    stop = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "stop", "--tool", "claude"]
+    script = [*ref_cmd(), "hook-dispatch", "stop", "--tool", "claude"]
+    for size, days in LOG_SIZES:
+        env, scope, lines = _reduced_log(work, size, days)
+        state = _LogState(env, scope, size)
+        floor_ms, ms = paired(FLOOR, max(3, runs // 3), lambda state=state: state.timed(stop, STOP_PAYLOAD))
+        rep.add("reduce", f"Stop, {lines}-line log, no checkpoint (reads it all)", ms, floor_ms)
+        state.put_back_with_a_turn()
+        timed(stop, env, STOP_PAYLOAD)  # the steady state: the last Stop left a checkpoint
+        state.save()
+        floor_ms, ms = paired(FLOOR, runs, lambda state=state: state.timed(stop, STOP_PAYLOAD))
+        rep.add("reduce", f"Stop after one more turn, {lines}-line log", ms, floor_ms, "<= 3x floor",
+                ok=ms / floor_ms <= 3.0)
+        if size == 5000:
+            floor_ms, ms = paired(FLOOR, runs, lambda state=state: state.timed(script, STOP_PAYLOAD))
+            rep.add("reduce", f"the same Stop, console script, {lines}-line log", ms, floor_ms)
+        if size == LOG_SIZES[-1][0]:
+            pulls = [state.timed([*ref_cmd(), "pull"]) for _ in range(max(3, runs // 3))]
+            rep.add("reduce", f"pull over a {lines}-line log (prunes it)", median(pulls), goal="< 1 s",
+                    ok=median(pulls) < 1000)
 
 
 def bench_conformance(rep: Report) -> None:

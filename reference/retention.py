@@ -81,6 +81,31 @@ class _Log:
         self.malformed = 0
         by_kind: dict[str, list[int]] = {kind: [] for kind in KINDS}
         found = [_PLAIN.match(raw) for raw in raws]
+        if None not in found and all(raw[-1:] == b"}" for raw in raws):  # every line in the log's own spelling
+            plain = [m.groups() for m in found if m is not None]
+            if all(_hour_ok(hour) for hour in {ts[:13] for _, ts in plain}):
+                self.lines = raws
+                self.kinds = [_KIND[kind] for kind, _ in plain]
+                self.when = [ts for _, ts in plain]
+                for kind in KINDS:
+                    by_kind[kind] = [at for at, name in enumerate(self.kinds) if name == kind]
+        if not self.lines and raws:
+            self._one_by_one(raws, found, by_kind)
+        self.unit = [None] * len(self.lines)
+        for kind, pattern, ident in (("evidence", EVIDENCE_ID, identity), ("consumed", CONSUMED_ID, consumed_identity)):
+            found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], pattern)
+            for at, raw_id in zip(by_kind[kind], found_ids, strict=True):
+                if raw_id is not None and at not in self.records:
+                    self.unit[at] = raw_id
+                else:
+                    self.unit[at] = _as_bytes(ident(self.record(at)))
+        self.by_kind = by_kind
+        self.units: dict[Any, list[int]] = {}  # a read -> its evidence and consumed lines
+        for at in by_kind["evidence"] + by_kind["consumed"]:
+            if self.unit[at] is not None:
+                self.units.setdefault(self.unit[at], []).append(at)
+
+    def _one_by_one(self, raws: list[bytes], found: list[Any], by_kind: dict[str, list[int]]) -> None:
         hours = {m.group(2)[:13] for m in found if m is not None}
         bad_hours = {hour for hour in hours if not _hour_ok(hour)}
         for raw, m in zip(raws, found, strict=True):
@@ -101,19 +126,6 @@ class _Log:
             self.lines.append(raw)
             self.kinds.append(rec["kind"])
             self.when.append(_sortable(when))
-        self.unit = [None] * len(self.lines)
-        for kind, pattern, ident in (("evidence", EVIDENCE_ID, identity), ("consumed", CONSUMED_ID, consumed_identity)):
-            found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], pattern)
-            for at, raw_id in zip(by_kind[kind], found_ids, strict=True):
-                if raw_id is not None and at not in self.records:
-                    self.unit[at] = raw_id
-                else:
-                    self.unit[at] = _as_bytes(ident(self.record(at)))
-        self.by_kind = by_kind
-        self.units: dict[Any, list[int]] = {}  # a read -> its evidence and consumed lines
-        for at in by_kind["evidence"] + by_kind["consumed"]:
-            if self.unit[at] is not None:
-                self.units.setdefault(self.unit[at], []).append(at)
 
     def consumed_sessions(self) -> list[Any]:
         """The root session each consumed line credits, in ``by_kind["consumed"]`` order."""

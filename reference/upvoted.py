@@ -129,5 +129,6 @@ def save(path: str, sessions: Sessions, now: int) -> None:
         keys = {k: e for k, e in sorted(sessions[session].items()) if not expired(e, now)}
         if keys:
             kept[session] = keys
-    data = json.dumps({"version": VERSION, "sessions": kept}, ensure_ascii=False, indent=1) + "\n"
+    # One line: an indented dump takes json's slow path, and a Stop that credits writes this file.
+    data = json.dumps({"version": VERSION, "sessions": kept}, ensure_ascii=False, separators=(",", ":")) + "\n"
     write_atomic(path, data.encode("utf-8"))

@@ -62,7 +62,7 @@ def plan(cfg: Config, session: str | None, now: int) -> Plan:
         if matched:  # a new line reaches back past the checkpoint
             view = checkpoint.open_view(scope, whole=True)
         lines = Lines(view.data)
-    makers = view.header["makers"] if used and view.header is not None else None
+    makers = view.makers if used else None
     compact = session is not None and (not used or checkpoint.due(view, now))
     if session is not None and not compact:
         model = build(lines, only_pending=True, stopping=session, makers=makers)
@@ -79,8 +79,8 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
     Stop names its session); safe to run any number of times."""
     now = now_micros(cfg.env)
     made = plan(cfg, session, now)
-    base = made.view.header if made.used else None
-    result = ReduceResult(made.model.skipped + (base["bad"] if base else 0))
+    base = made.view if made.used else None
+    result = ReduceResult(made.model.skipped + (base.header["bad"] if base is not None and base.header else 0))
     result.pending = made.pending
     result.checkpoint = "" if session is None else "used" if made.used else "full"
     if made.decisions:
@@ -91,7 +91,7 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
 
 
 def _keep_checkpoint(cfg: Config, warn: Callable[[str], None], made: Plan, now: int,
-                     base: dict[str, object] | None) -> None:
+                     base: checkpoint.View | None) -> None:
     """Write the checkpoint for the log as this reduce read it (``pull`` writes its own, after
     pruning). A checkpoint that cannot be written only makes the next Stop read the whole log."""
     view = made.view
@@ -99,7 +99,7 @@ def _keep_checkpoint(cfg: Config, warn: Callable[[str], None], made: Plan, now: 
         return  # nothing new was read
     try:
         if made.compact:
-            fields, body = checkpoint.compact(made.lines, made.model, now, base)  # type: ignore[arg-type]
+            fields, body = checkpoint.compact(made.lines, made.model, now, base)
         else:
             fields, body = checkpoint.grown(view)
         checkpoint.save(cfg.active, view, fields, body)

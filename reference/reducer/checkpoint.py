@@ -34,8 +34,9 @@ dropped id or settles a run older than ``H`` anew, or a link changes a session's
 only cost of reading the whole log is time. Lines arrive in ``ts`` order to within ``SLACK``,
 so in practice that happens after a new link (an OpenCode child session), or a clock that jumped.
 
-The kept lines grow with each Stop (the new lines are added as they are) until the horizon is
-``COMPACT_AFTER`` behind the clock or they have doubled, when they are worked out again.
+The kept lines grow with each Stop (the new lines are added as they are) until the new lines
+would move the horizon on by more than ``COMPACT_AFTER``, or the kept lines have doubled, when
+they are worked out again.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
 
 VERSION = 1
 SLACK = 3600 * 1_000_000  # microseconds a line may be older than the newest one without a full read
-COMPACT_AFTER = 2 * 3600 * 1_000_000  # kept lines are worked out again when the horizon is this old
+COMPACT_AFTER = 3600 * 1_000_000  # kept lines are worked out again when the horizon would move on this much
 TAIL = 32  # bytes before the offset that the header remembers
 PREFIX = 8  # characters of a dropped run id that the digest keeps
 
@@ -86,10 +87,11 @@ PREFIX = 8  # characters of a dropped run id that the digest keeps
 class View:
     """What a reduce read: the checkpoint and the lines since (``header`` set), or the whole log."""
 
-    __slots__ = ("identity", "offset", "tail", "data", "header", "kept", "delta")
+    __slots__ = ("identity", "offset", "tail", "data", "header", "kept", "delta", "makers")
 
     def __init__(self, identity: tuple[int, int] | None, offset: int, tail: bytes, data: bytes = b"",
-                 header: dict[str, Any] | None = None, kept: bytes = b"", delta: bytes = b"") -> None:
+                 header: dict[str, Any] | None = None, kept: bytes = b"", delta: bytes = b"",
+                 makers: Makers | None = None) -> None:
         self.identity = identity  # (device, inode) of the log that was read; None: there is no log
         self.offset = offset  # bytes of the log read, whole lines only
         self.tail = tail  # the last bytes before offset
@@ -97,6 +99,37 @@ class View:
         self.header = header  # the checkpoint's header, when it matched
         self.kept = kept  # the checkpoint's lines
         self.delta = delta  # the lines appended since the checkpoint
+        self.makers = makers or Makers([])  # the recall subagent actors of the runs it dropped
+
+
+class Makers:
+    """The checkpoint's recall subagent actors, one JSON line each (``[session, agent id, since]``),
+    decoded only for the sessions a reduce asks about."""
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.lines = lines
+
+    @staticmethod
+    def line(maker: Maker, since: int) -> bytes:
+        return json.dumps([maker[0], maker[1], since], ensure_ascii=False).encode("utf-8")
+
+    def of(self, sessions: set[str] | None = None) -> list[tuple[Maker, int]]:
+        """The makers of ``sessions`` (None: all)."""
+        if sessions is None:
+            chosen = self.lines
+        else:
+            needles = [json.dumps(session, ensure_ascii=False).encode("utf-8") for session in sessions]
+            chosen = [line for line in self.lines if any(needle in line for needle in needles)]
+        out = []
+        for line in chosen:
+            try:
+                session, agent, since = json.loads(line)
+            except ValueError:
+                continue
+            if (isinstance(session, str) and isinstance(agent, (str, type(None))) and isinstance(since, int)
+                    and (sessions is None or session in sessions)):
+                out.append(((session, agent), since))
+        return out
 
 
 def _pread(fd: int, start: int, size: int) -> bytes:
@@ -116,8 +149,8 @@ def _header(raw: bytes) -> dict[str, Any] | None:
         head = json.loads(raw)
     except ValueError:
         return None
-    fields = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "horizon": int, "bad": int,
-              "idle": int, "makers": list, "digest": str, "size": int}
+    fields = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "horizon": int, "newest": int,
+              "bad": int, "idle": int, "makers": int, "size": int}
     if not isinstance(head, dict) or head.get("v") != VERSION:
         return None
     if not all(isinstance(head.get(name), kind) for name, kind in fields.items()):
@@ -126,11 +159,6 @@ def _header(raw: bytes) -> dict[str, Any] | None:
         head["tail"] = bytes.fromhex(head["tail"])
     except ValueError:
         return None
-    makers = head["makers"]
-    if not all(isinstance(m, list) and len(m) == 3 and isinstance(m[0], str) and isinstance(m[1], (str, type(None)))
-               and isinstance(m[2], int) for m in makers):
-        return None
-    head["makers"] = [((m[0], m[1]), m[2]) for m in makers]
     return head
 
 
@@ -144,27 +172,46 @@ def open_view(scope: Scope, whole: bool = False) -> View:
         st = os.fstat(fd)
         ident = (st.st_dev, st.st_ino)
         if not whole:
-            head, kept = _load(scope.checkpoint_path)
+            head, digest, makers, kept = _load(scope.checkpoint_path)
             if (head is not None and (head["dev"], head["ino"]) == ident and head["offset"] <= st.st_size
                     and _pread(fd, head["offset"] - len(head["tail"]), len(head["tail"])) == head["tail"]):
+                head["digest"] = digest
                 delta = complete(_pread(fd, head["offset"], st.st_size - head["offset"]))
                 offset = head["offset"] + len(delta)
-                return View(ident, offset, (head["tail"] + delta)[-TAIL:], header=head, kept=kept, delta=delta)
+                return View(ident, offset, (head["tail"] + delta)[-TAIL:], header=head, kept=kept, delta=delta,
+                            makers=makers)
         data = complete(_pread(fd, 0, st.st_size))
         return View(ident, len(data), data[-TAIL:], data=data)
     finally:
         os.close(fd)
 
 
-def _load(path: str) -> tuple[dict[str, Any] | None, bytes]:
+def _load(path: str) -> tuple[dict[str, Any] | None, str, Makers, bytes]:
+    """The header, digest, makers and kept lines of a checkpoint file (a None header when it
+    cannot be read)."""
+    none = (None, "", Makers([]), b"")
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError:
-        return None, b""
-    cut = raw.find(b"\n")
-    head = _header(raw[:cut] if cut >= 0 else raw)
-    return head, (raw[cut + 1:] if cut >= 0 else b"")
+        return none
+    first = raw.find(b"\n")
+    second = raw.find(b"\n", first + 1)
+    head = _header(raw[:first]) if first >= 0 and second >= 0 else None
+    if head is None:
+        return none
+    try:
+        digest = json.loads(raw[first + 1:second])
+    except ValueError:
+        return none
+    at, makers = second + 1, []
+    for _ in range(head["makers"]):
+        end = raw.find(b"\n", at)
+        if end < 0 or not isinstance(digest, str):
+            return none
+        makers.append(raw[at:end])
+        at = end + 1
+    return head, digest, Makers(makers), raw[at:]
 
 
 def follow(view: View) -> Lines | None:
@@ -257,16 +304,33 @@ class _Known:
 
 
 def due(view: View, now: int) -> bool:
-    """Whether the kept lines should be worked out again rather than grow."""
+    """Whether the kept lines should be worked out again rather than grow: the new lines would move
+    the horizon on by more than ``COMPACT_AFTER``, or the kept lines have doubled."""
     head = view.header
-    return head is None or now - head["horizon"] > COMPACT_AFTER or len(view.kept) > 2 * head["size"] + (256 << 10)
+    if head is None:
+        return True
+    newest = max([stamp_of(line, kind) or "" for line in view.delta.split(b"\n")
+                  if (kind := _kind_of(line)) is not None], default="")
+    latest = max(head["newest"], (instant(newest) or 0) if newest else 0)
+    return min(latest, now) - SLACK - head["horizon"] > COMPACT_AFTER or len(view.kept) > 2 * head["size"] + (256 << 10)
 
 
-def compact(lines: Lines, model: Model, now: int, base: dict[str, Any] | None) -> tuple[dict[str, Any], bytes]:
+def _kind_of(line: bytes) -> str | None:
+    cut = line.find(b'",')
+    return _PREFIX.get(line[:cut + 2]) if cut > 0 else None
+
+
+_PREFIX = {f'{{"kind":"{k}",'.encode(): k for k in KINDS}
+
+
+def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[dict[str, Any], bytes]:
     """The header fields and kept lines for the log ``lines`` hold. ``model`` is built from them
-    for every session (``only_pending`` or not); ``base`` is the header they were read through,
-    if any. Lines are decoded only where the bytes cannot say."""
-    horizon = min(_newest(lines, now), now) - SLACK
+    for every session (``only_pending`` or not); ``base`` is the checkpoint they were read
+    through, if any. Lines are decoded only where the bytes cannot say."""
+    head_base = base.header if base is not None else None
+    base_makers = base.makers if base is not None else None
+    newest = _newest(lines, now)
+    horizon = min(newest, now) - SLACK
     low, recent = stamp_micros(horizon - DAY), stamp_micros(horizon)
     kept_reads: list[Record] = []
     older: list[int] = []
@@ -334,7 +398,7 @@ def compact(lines: Lines, model: Model, now: int, base: dict[str, Any] | None) -
             claims.append(rec)
         elif run_id not in run_ids:
             dropped.add(run_id)
-    makers: dict[Maker, int] = dict(base["makers"]) if base else {}
+    makers: dict[Maker, int] = dict(base_makers.of()) if base_makers is not None else {}
     for rec in dropped_runs + lines.decode("run", [line for line in lines.raw["run"] if run_of(line) in marked & dropped
                                                    and line not in dropped_raw]):
         run_id, when = text(rec.get("run")), instant(rec.get("ts"))
@@ -351,13 +415,14 @@ def compact(lines: Lines, model: Model, now: int, base: dict[str, Any] | None) -
                     and w >= cover)
     links = [rec for _, _, rec in best_links(lines.get("link")).values()]
     digest = {run_id[:PREFIX] for run_id in dropped}
-    if base and base["digest"]:
-        digest.update(base["digest"].split("\n"))
+    if head_base and head_base["digest"]:
+        digest.update(head_base["digest"].split("\n"))
     body = b"".join(line + b"\n" for line in [*(encode(rec) for rec in links + runs + claims), *consumed,
                                                *(encode(rec) for rec in kept_reads)])
-    head = {"horizon": horizon, "bad": (base["bad"] if base else 0) + lines.bad,
-            "idle": (base["idle"] if base else 0) + idle,
-            "makers": sorted(makers.items(), key=lambda m: (m[0][0], m[0][1] or "", m[1])),
+    head = {"horizon": horizon, "newest": newest, "bad": (head_base["bad"] if head_base else 0) + lines.bad,
+            "idle": (head_base["idle"] if head_base else 0) + idle,
+            "makers": [Makers.line(maker, since) for maker, since in sorted(
+                makers.items(), key=lambda m: (m[0][0], m[0][1] or "", m[1]))],
             "digest": "\n".join(sorted(digest)), "size": len(body)}
     return head, body
 
@@ -395,7 +460,11 @@ def grown(view: View) -> tuple[dict[str, Any], bytes]:
     counted instead)."""
     head = view.header
     assert head is not None
-    fields = {k: head[k] for k in ("horizon", "idle", "makers", "digest", "size", "bad")}
+    fields = {k: head[k] for k in ("horizon", "idle", "digest", "size", "bad")}
+    delta_newest = max([stamp_of(line, kind) or "" for line in view.delta.split(b"\n")
+                        if (kind := _kind_of(line)) is not None], default="")
+    fields["newest"] = max(head["newest"], (instant(delta_newest) or 0) if delta_newest else 0)
+    fields["makers"] = view.makers.lines
     good = []
     for raw in view.delta.split(b"\n"):
         if not raw.strip():
@@ -412,10 +481,14 @@ def grown(view: View) -> tuple[dict[str, Any], bytes]:
 
 
 def save(scope: Scope, view: View, fields: dict[str, Any], body: bytes) -> None:
-    """Write the checkpoint for the log as ``view`` read it."""
+    """Write the checkpoint for the log as ``view`` read it: the header, the digest, one line per
+    maker, then the kept lines."""
     if view.identity is None:
         return
-    head = dict(fields, v=VERSION, dev=view.identity[0], ino=view.identity[1], offset=view.offset,
-                tail=view.tail.hex(), makers=[[m[0], m[1], since] for m, since in fields["makers"]])
-    write_atomic(scope.checkpoint_path, json.dumps(head, ensure_ascii=False).encode("utf-8") + b"\n" + body,
-                 durable=False)
+    makers: list[bytes] = fields["makers"]
+    head = {k: v for k, v in fields.items() if k not in ("makers", "digest")}
+    head.update(v=VERSION, dev=view.identity[0], ino=view.identity[1], offset=view.offset, tail=view.tail.hex(),
+                makers=len(makers))
+    data = b"\n".join([json.dumps(head).encode(), json.dumps(fields["digest"], ensure_ascii=False).encode("utf-8"),
+                       *makers, b""]) + body
+    write_atomic(scope.checkpoint_path, data, durable=False)

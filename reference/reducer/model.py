@@ -8,6 +8,8 @@ whole log. Its outcome depends on the set of lines, never on their order.
 
 from __future__ import annotations
 
+import json
+import re
 from bisect import bisect_left
 
 from .join import Read, comparable, counts
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..config import Config
+    from .checkpoint import Makers
     from .logread import EvidenceId, Record
     from .settle import ClaimOrder, Maker, Run
 
@@ -57,7 +60,7 @@ class Model:
 
 
 def build(lines: Lines, only_pending: bool = False, stopping: str | None = None,
-          makers: list[tuple[Maker, int]] | None = None) -> Model:
+          makers: Makers | None = None) -> Model:
     """The settled runs, the consumed reads and the reads still pending.
 
     With ``only_pending`` (a reduce) only what pending reads need is decoded: the consumed lines
@@ -82,7 +85,7 @@ def build(lines: Lines, only_pending: bool = False, stopping: str | None = None,
     return _build_pending(lines, stopping, makers)
 
 
-def _build_pending(lines: Lines, stopping: str | None, makers: list[tuple[Maker, int]] | None) -> Model:
+def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) -> Model:
     """:func:`build` with ``only_pending``: a reduce decodes only what its pending reads can need."""
     model = Model()
     # Cheap first look, before decoding anything: only reads with no consumed line matter, and none
@@ -108,37 +111,40 @@ def _build_pending(lines: Lines, stopping: str | None, makers: list[tuple[Maker,
             model.skipped = lines.bad
             return model
 
-    # An exact read of a path that no run of its root printed in the 24 h before it cannot adopt:
-    # leave it undecoded. Which session a run belongs to is read from the bytes here.
-    if len(lines.raw["run"]) + len(lines.raw["evidence"]) > 2000:
-        import datetime  # noqa: F401 - a long log: clock.micros then uses its C parser
-    index = RunIndex(lines, roots)
-    useful = []
-    for line, raw_id in unconsumed:
-        if raw_id is not None and b'"exact":true' in line:
-            when = instant(raw_id[0].decode("ascii", "replace"))
-            root = roots.root(raw_id[1].decode("utf-8", "replace"))
-            if when is not None and not index.printed_within(raw_id[2].decode("utf-8", "replace"), when, root):
-                model.idle.append(line)
-                continue
-        useful.append(line)
-    if done_ids and (lines.done["evidence"] or any(raw_id is None for _, raw_id in unconsumed)):
-        # a read in another spelling than the log's own: compare it with every consumed line
-        done_text |= {tuple(part.decode("utf-8", "replace") for part in raw_id) for raw_id in done_ids}
-    _reads(model, lines.decode("evidence", useful) + lines.done["evidence"], family, done_text)
+    if len(unconsumed) + len(lines.done["evidence"]) <= FEW:
+        # A Stop: a handful of reads. Decode them all, and only the runs that could matter to them.
+        if done_ids and (lines.done["evidence"] or any(raw_id is None for _, raw_id in unconsumed)):
+            done_text |= {tuple(part.decode("utf-8", "replace") for part in raw_id) for raw_id in done_ids}
+        _reads(model, lines.decode("evidence", [line for line, _ in unconsumed]) + lines.done["evidence"], family,
+               done_text)
+        times = _times(model)
+        wanted = _runs_for_few(lines, model, times)
+    else:
+        # An exact read of a path that no run of its root printed in the 24 h before it cannot adopt:
+        # leave it undecoded. Which session a run belongs to is read from the bytes here.
+        if len(lines.raw["run"]) + len(lines.raw["evidence"]) > 2000:
+            import datetime  # noqa: F401 - a long log: clock.micros then uses its C parser
+        index = RunIndex(lines, roots)
+        useful = []
+        for line, raw_id in unconsumed:
+            if raw_id is not None and b'"exact":true' in line:
+                when = instant(raw_id[0].decode("ascii", "replace"))
+                root = roots.root(raw_id[1].decode("utf-8", "replace"))
+                if when is not None and not index.printed_within(raw_id[2].decode("utf-8", "replace"), when, root):
+                    model.idle.append(line)
+                    continue
+            useful.append(line)
+        if done_ids and (lines.done["evidence"] or any(raw_id is None for _, raw_id in unconsumed)):
+            # a read in another spelling than the log's own: compare it with every consumed line
+            done_text |= {tuple(part.decode("utf-8", "replace") for part in raw_id) for raw_id in done_ids}
+        _reads(model, lines.decode("evidence", useful) + lines.done["evidence"], family, done_text)
 
-    # The runs the counting reads can join (a run of their root in the 24 h before one of them) or
-    # that can make their reader a maker (the recall subagent's runs of a reading session).
-    times: dict[str | None, list[int]] = {}
-    for read in model.reads:
-        if read.counts:
-            times.setdefault(read.root, []).append(read.ts)
-            times.setdefault(None, []).append(read.ts)
-    for found in times.values():
-        found.sort()
-    marked = index.marked_runs({r.session for r in model.reads if r.counts})
-    wanted = [line for line, when, run_id, root in index.lines
-              if when is None or run_id is None or run_id in marked or _near(times.get(root, []), when)]
+        # The runs the counting reads can join (a run of their root in the 24 h before one of them)
+        # or that can make their reader a maker (the recall subagent's runs of a reading session).
+        times = _times(model)
+        marked = index.marked_runs({r.session for r in model.reads if r.counts})
+        wanted = [line for line, when, run_id, root in index.lines
+                  if when is None or run_id is None or run_id in marked or _near(times.get(root, []), when)]
     model.first = claims_for(lines, {run_of(line) for line in wanted})
     _runs(model, lines.decode("run", wanted) + lines.done["run"], makers)
 
@@ -155,6 +161,57 @@ def _build_pending(lines: Lines, stopping: str | None, makers: list[tuple[Maker,
         _consumed(model, rec)
     model.skipped = lines.bad
     return model
+
+
+FEW = 64  # pending reads up to which a reduce looks for their runs by the bytes of their paths
+_DRIVE = re.compile(rb'"path":"[A-Za-z]:')
+
+
+def _unusual(line: bytes) -> bool:
+    """Whether a raw run line may print a path whose comparable spelling differs from its bytes."""
+    return b"\\" in line or b"/." in line or b"//" in line or (b":" in line and _DRIVE.search(line) is not None)
+
+
+def _times(model: Model) -> dict[str | None, list[int]]:
+    """The counting reads' ts per root (and all of them under None), sorted."""
+    times: dict[str | None, list[int]] = {}
+    for read in model.reads:
+        if read.counts:
+            times.setdefault(read.root, []).append(read.ts)
+            times.setdefault(None, []).append(read.ts)
+    for found in times.values():
+        found.sort()
+    return times
+
+
+def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]) -> list[bytes]:
+    """The raw run lines a few pending reads can need: those that print one of their exact paths
+    (or print paths in a spelling the bytes cannot compare), those in the 24 h before one of their
+    inexact reads, and the recall subagent's runs of a reading session."""
+    counting = [read for read in model.reads if read.counts]
+    if not counting:
+        return []
+    needles = {json.dumps(read.path, ensure_ascii=False).encode("utf-8") for read in counting if read.exact}
+    inexact = sorted(read.ts for read in counting if not read.exact)
+    readers = {read.session for read in counting}
+    marked: set[str | None] = set()
+    for line in lines.raw["claim"]:
+        session = session_of(line)
+        if (isinstance(session, bytes) or session in readers) and maybe_recall_subagent(line, b'"agent_type":',
+                                                                                        absent=False):
+            marked.add(run_of(line))
+    out = []
+    for line in lines.raw["run"]:
+        if any(needle in line for needle in needles) or _unusual(line):
+            out.append(line)
+        elif maybe_recall_subagent(line, b'"caller":', absent=True) or run_of(line) in marked:
+            out.append(line)
+        elif inexact:
+            ts = stamp_of(line, "run")
+            when = instant(ts) if ts is not None else None
+            if when is None or _near(inexact, when):
+                out.append(line)
+    return out
 
 
 def _near(times: list[int], run_at: int) -> bool:
@@ -282,7 +339,7 @@ def _reads(model: Model, records: list[Record], family: set[str] | None, consume
         model.records[ident] = rec
 
 
-def _runs(model: Model, records: list[Record], makers: list[tuple[Maker, int]] | None) -> None:
+def _runs(model: Model, records: list[Record], makers: Makers | None) -> None:
     roots, first = model.roots, model.first
     for rec in records:
         model.all_runs += 1
@@ -294,8 +351,9 @@ def _runs(model: Model, records: list[Record], makers: list[tuple[Maker, int]] |
         model.runs.setdefault(run.root, []).append(run)
         if run.maker is not None:
             _made(model, run.root, run.maker, run.ts)
-    for maker, since in makers or ():
-        _made(model, roots.root(maker[0]), maker, since)
+    if makers is not None:  # a maker's reads are those of its own session
+        for maker, since in makers.of({read.session for read in model.reads}):
+            _made(model, roots.root(maker[0]), maker, since)
     for runs in model.runs.values():
         runs.sort(key=lambda r: (r.ts, r.run))
 

@@ -80,6 +80,14 @@ class History(RuleBasedStateMachine):
         rec["ts"] = logs.ts(self.t)
         self.written(rec, session)
 
+    def _write_late(self, rec: dict[str, Any], session: str | None, ago: float) -> None:
+        """A line stamped ``ago`` seconds before the newest one (a hook or recall that wrote late,
+        or a clock that was wrong); every such line gets its own instant too."""
+        self.t += 1
+        self.late = getattr(self, "late", 0) + 1
+        rec["ts"] = logs.ts(self.t - ago)[:-4] + f"{self.late % 1000:03d}Z"
+        self.written(rec, session)
+
     def root(self, session: str) -> str:
         while session in self.parent:
             session = self.parent[session]
