@@ -35,7 +35,7 @@ from typing import Any
 
 from .clock import now_micros, stamp_micros
 from .config import Config
-from .reducer import DAY, Lines, build, checkpoint
+from .reducer import DAY, Lines, build, checkpoint, keep
 from .reducer.logread import (
     CONSUMED_ID,
     EVIDENCE_ID,
@@ -304,7 +304,7 @@ def _checkpoint(cfg: Config, warn: Callable[[str], None], data: bytes, now: int)
     try:
         st = os.stat(scope.log_path)
         lines = Lines(data)
-        fields, body = checkpoint.compact(lines, build(lines, only_pending=True), now, None)
+        fields, body = keep.compact(lines, build(lines, only_pending=True), now, None)
         view = checkpoint.View((st.st_dev, st.st_ino), len(data), data[-checkpoint.TAIL:])
         checkpoint.save(scope, view, fields, body)
     except OSError as exc:

@@ -13,14 +13,16 @@ One rule, one module:
 - ``join``: which recalled docs a read adopts (same root, 24 h window, path, status, maker);
 - ``credit``: once per doc per root session in any 24 h of read time (credit or covered);
 - ``commit``: the write order (per-session ledger, votes ledger, consumed lines, checkpoint);
-- ``checkpoint``: what a Stop keeps so that it reads only the lines appended since;
-- ``model``: the rules put together over a set of lines.
+- ``checkpoint``: reading through the checkpoint, so that a Stop reads only the lines appended
+  since, and noticing when it cannot;
+- ``keep``: which lines the checkpoint keeps, and what it notes about the ones it drops;
+- ``model``: the rules put together over a set of lines, decoding only what pending reads need.
 """
 
 from __future__ import annotations
 
 from ..clock import now_micros, stamp_micros
-from . import checkpoint, commit
+from . import checkpoint, commit, keep
 from .commit import ReduceResult
 from .credit import decide
 from .logread import DAY, KINDS, Lines
@@ -99,9 +101,9 @@ def _keep_checkpoint(cfg: Config, warn: Callable[[str], None], made: Plan, now: 
         return  # nothing new was read
     try:
         if made.compact:
-            fields, body = checkpoint.compact(made.lines, made.model, now, base)
+            fields, body = keep.compact(made.lines, made.model, now, base)
         else:
-            fields, body = checkpoint.grown(view)
+            fields, body = keep.grown(view)
         checkpoint.save(cfg.active, view, fields, body)
     except OSError as exc:
         warn(f"could not write the reducer's checkpoint ({exc}); the next Stop reads the whole log")
