@@ -46,13 +46,14 @@ from .histories import DAY, DOCS, ROOTS, History, counts, short_shares
 
 FAILURES = {"per-session ledger": (upvoted, "write_atomic"), "consumed lines": (runlog, "append_bytes"),
             "checkpoint": (checkpoint, "write_atomic")}
-# The least share of histories that must reach each case; repeated runs of 50 examples measured at
-# least 0.76, 0.64, 0.26, 0.22, 0.19 for the branches and 0.98, 0.78, 0.64, 0.81, 0.86 for the rest.
-LEAST_SHARE = {"credit": 0.5, "covered": 0.25, "outside window": 0.1, "unsettled": 0.08, "maker's read": 0.08,
-               "stop followed the checkpoint": 0.6, "stop compacted the checkpoint": 0.3,
+# The least share of histories that must reach each case (with late lines among the rules, turns
+# are rarer than in test_schedules.py, which holds the reducer's branches to more). Repeated runs
+# of 50 examples measured at least 0.63, 0.53, 0.23, 0.07, 0.19 for the branches and 0.98, 0.58,
+# 0.64, 0.81, 0.86 for the rest.
+LEAST_SHARE = {"credit": 0.4, "covered": 0.25, "outside window": 0.08, "unsettled": 0.02, "maker's read": 0.06,
+               "stop followed the checkpoint": 0.6, "stop compacted the checkpoint": 0.25,
                "stop read the whole log for a line reaching back": 0.3, "a write failed": 0.3,
                "a prune dropped lines": 0.3}
-
 LATE = (600, 2 * 3600, 20 * 3600, 30 * 3600)  # how long before the newest line a late line is stamped
 
 TALLY: Counter[str] = Counter()
@@ -191,7 +192,7 @@ class Checkpoints(History):
         """A run nobody claimed yet (named by the environment, or by no one) gets its first claim."""
         run = data.draw(st.sampled_from([r for r in self.runs if not r["claimed"]]))
         session = data.draw(st.sampled_from(self.sessions))
-        self._write_late(logs.claim(0, run["run"], session), session, ago)
+        self._write_late(logs.claim(0, run["run"], session), session, ago)  # (late even when ago is 0)
         run.update(claimed=True, settled=session)
 
     @precondition(lambda self: len(self.sessions) > 2)
@@ -199,6 +200,7 @@ class Checkpoints(History):
     def a_session_linked_after_it_worked(self, data: st.DataObject) -> None:
         child = data.draw(st.sampled_from(self.sessions[2:] + list(ROOTS)))
         parent = data.draw(st.sampled_from([s for s in self.sessions if s != child]))
+        self.late = getattr(self, "late", 0) + 1
         self._write(logs.link(0, child, parent), child)
 
     @invariant()
@@ -249,7 +251,7 @@ class Checkpoints(History):
             assert shuffled.votes() == end.votes()  # one reduce: the order of the lines does not matter
             crashy, stops = self.labs["crashy"], self.labs["stops"]
             self.no_vote_it_must_not_give("crashy")  # a failed write never doubles a vote nor loses one
-            if not getattr(self, "late", 0):  # in time order, a crash changes nothing at all
+            if not getattr(self, "late", 0):  # in time order, with claims and links in time, a crash changes nothing
                 assert _consumed(crashy) == _consumed(stops), crashy.warnings
                 assert crashy.votes() == stops.votes() == end.votes()
             TALLY.update(self.reached(end.consumed()) | self.seen)
