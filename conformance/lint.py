@@ -31,7 +31,7 @@ from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
 from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, step_name
 
-META_KEYS = ("id", "title", "provenance")
+META_KEYS = ("id", "title", "provenance", "shrunk_from", "observations")
 
 
 @cache
@@ -80,7 +80,7 @@ def lint(corpus: Corpus) -> list[str]:
         seen_ids.setdefault(scenario.id, rel)
         mark = fingerprint(scenario)
         if mark in seen_meaning:
-            problems.append(f"{rel}: means the same as {seen_meaning[mark]} (only id, title or provenance differ)")
+            problems.append(f"{rel}: means the same as {seen_meaning[mark]} (only id, title, provenance or what it was derived from differ)")
         seen_meaning.setdefault(mark, rel)
         if errors:
             continue  # the rest assumes the shape is right
