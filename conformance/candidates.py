@@ -32,11 +32,15 @@ def candidate(scenario: Scenario, case: CaseDiff) -> dict[str, Any]:
     data["provenance"] = "differential"
     steps = data.get("steps") or []
     expect: dict[str, Any] = {}
+    unpinned: list[str] = []
     for d in case.differences:
-        _pin(d, case.a, case.b, steps, expect)
-    data["expect"] = expect
+        _pin(d, case.a, case.b, steps, expect, unpinned)
+    # Nothing A did could be written as an expectation: the case's own expect block stays, so the
+    # candidate still checks something, and the observations say where the sides part.
+    data["expect"] = expect or copy.deepcopy(scenario.expect)
     data["observations"] = {"case": scenario.id,
                             "differences": [d.to_json() for d in case.differences],
+                            **({"not_pinned": unpinned} if unpinned else {}),
                             "a": _observed(case.a), "b": _observed(case.b)}
     return data
 
@@ -62,7 +66,8 @@ def _named(steps: list[dict[str, Any]], index: int) -> str:
     return str(step["as"])
 
 
-def _pin(d: Difference, a: Observation, b: Observation, steps: list[dict[str, Any]], expect: dict[str, Any]) -> None:
+def _pin(d: Difference, a: Observation, b: Observation, steps: list[dict[str, Any]], expect: dict[str, Any],
+         unpinned: list[str]) -> None:
     """Add to ``expect`` what A observed for every place of this kind where B differs."""
     pairs = list(zip(a.steps, b.steps, strict=False))
     if d.kind == "exit status":
@@ -97,7 +102,7 @@ def _pin(d: Difference, a: Observation, b: Observation, steps: list[dict[str, An
             if sa["action"] in ("review", "contribute") and fa != fb:
                 _step(expect, _named(steps, sa["index"]))["findings"] = fa
     elif d.kind == "votes":
-        _votes(a.final.get("votes") or {}, b.final.get("votes") or {}, expect)
+        _votes(a.final.get("votes") or {}, b.final.get("votes") or {}, expect, unpinned)
     elif d.kind == "log lines":
         theirs = b.final.get("log") or []
         missing = [line for line in a.final.get("log") or [] if line not in theirs]
@@ -107,13 +112,16 @@ def _pin(d: Difference, a: Observation, b: Observation, steps: list[dict[str, An
         expect["stats"] = a.final["stats"]
 
 
-def _votes(va: dict[str, Any], vb: dict[str, Any], expect: dict[str, Any]) -> None:
+def _votes(va: dict[str, Any], vb: dict[str, Any], expect: dict[str, Any], unpinned: list[str]) -> None:
     for key in sorted(set(va) | set(vb)):
         ea, eb = va.get(key), vb.get(key)
         counters = ("recalled_count", "upvoted_count")
         if ea is None:
             if (eb or {}).get("upvoted_count"):
                 expect.setdefault("no_votes", []).append(key)
+            if (eb or {}).get("recalled_count"):
+                unpinned.append(f"votes: A's ledger has no entry {key}, B's counts recalled_count "
+                                f"{eb['recalled_count']} (a scenario cannot say that an entry is absent)")
             continue
         if eb is None or any(ea.get(c, 0) != eb.get(c, 0) for c in counters):
             expect.setdefault("votes", {})[key] = {c: ea.get(c, 0) for c in counters}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .corpus import Payload, Scenario
-from .differential import KINDS, CaseDiff, Difference, compare, short
+from .differential import KINDS, CaseDiff, compare, short
 from .driver import Driver
 from .observation import observe
 
@@ -102,7 +102,3 @@ def _wrapped(head: str, items: list[str]) -> list[str]:
 
 def as_json(cases: Sequence[CaseDiff]) -> list[dict[str, Any]]:
     return [c.to_json() for c in cases]
-
-
-def first(case: CaseDiff) -> Difference | None:
-    return case.differences[0] if case.differences else None

@@ -86,6 +86,11 @@ def lint(corpus: Corpus) -> list[str]:
             continue  # the rest assumes the shape is right
         if catalogue:
             problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
+        origin = scenario.data.get("shrunk_from")
+        if origin is not None and origin not in {s.id for s in corpus.scenarios}:
+            problems.append(f"{rel}: shrunk_from names {origin!r}, a case the corpus does not have")
+        if origin is not None and scenario.data.get("provenance") != "regression":
+            problems.append(f"{rel}: a case shrunk from another is provenance regression")
         problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
     problems += _expectation_files(corpus, set(seen_ids))
     return problems

@@ -45,11 +45,6 @@ class Observation:
     stopped: str = ""                                            # why the steps stopped early
     error: str = ""                                              # the driver or the scenario failed
 
-    def to_json(self) -> dict[str, Any]:
-        return {"implementation": self.implementation, "log_kept": self.log_kept, "steps": self.steps,
-                "states": self.states, "final": self.final, "lacking": self.lacking, "stopped": self.stopped,
-                "error": self.error}
-
 
 def implementation(driver: Driver) -> str:
     info = driver.info.get("implementation") or {}
@@ -117,7 +112,7 @@ def _run(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload],
     words = _canonical_words(ctx.labels)
     for s in done:
         step = scenario.steps[s.index]
-        obs.steps.append({"index": s.index, "action": s.action, "name": s.name, "exit": s.exit,
+        obs.steps.append({"index": s.index, "action": s.action, "name": s.name or step.get("hook"), "exit": s.exit,
                           "check": bool(step.get("check")), "stdout": _words(norm.text(s.stdout), words),
                           "run_printed": bool(s.run) if s.action == "recall" else None})
     obs.states = [{"votes": norm(st["votes"]), "log": norm(st["log"])} for st in states]

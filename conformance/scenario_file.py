@@ -7,6 +7,7 @@ plain YAML in the key order the scenario format documents.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +21,14 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+_BREAKS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+
+
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    """A literal block for plain multi-line text; double quotes (every odd character escaped) for
+    text holding what YAML would read back otherwise (controls, NEL, line separators)."""
+    if _BREAKS.search(value):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     if "\n" in value and not any(ch in value for ch in "\t\r") and value == value.rstrip(" ") \
             and all(line == line.rstrip(" ") for line in value.split("\n")):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")

@@ -11,8 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from conformance import cli, corpus, differential, lint, outcomes, pool, shrink
+from conformance import cli, corpus, differential, lint, outcomes, pool, scenario_file, shrink
 from conformance.driver import connect
 
 RELATED = """\
@@ -257,3 +259,33 @@ def test_a_signature_names_steps_and_items_by_what_they_hold():
     assert shrink.stable_path("steps[1].hook", data) == "steps[hook claude/stop].hook"
     assert shrink.stable_path("expect.log_contains[1]", data) == 'expect.log_contains[{"kind": "claim"}]'
     assert shrink.stable_path("expect.votes.k.upvoted_count", data) == "expect.votes.k.upvoted_count"
+
+
+@given(st.dictionaries(st.from_regex(r"learnings/[a-z]{1,8}\.md", fullmatch=True),
+                       st.text(st.characters(blacklist_categories=("Cs",)), max_size=80), max_size=4),
+       st.sampled_from(["2026-11-30T10:00:00Z", "yes", "0123", "null", "a: b"]))
+def test_a_scenario_written_back_reads_as_it_was(team, start):
+    data = {"id": "x", "title": "t", "clauses": ["C"], "provenance": "regression", "shrunk_from": "y",
+            "agents": [], "start": start, "team": team, "steps": [{"recall": "q", "as": "r1"}],
+            "expect": {"steps": {"r1": {"exit": 0}}}}
+    text = scenario_file.dump(data)
+    assert corpus.load_yaml(text) == data
+    assert text.startswith("id: x\ntitle: t\n")
+
+
+def test_a_candidate_says_what_it_could_not_pin_and_keeps_the_case_checking(loaded):
+    from conformance import candidates
+    from conformance.observation import Observation
+
+    case = loaded.by_id()["fx-recall-prints-hit"]
+    step = {"index": 0, "action": "recall", "name": "r1", "exit": 0, "check": False, "stdout": "", "run_printed": True}
+    a = Observation("A 1", True, [step], [{"votes": {}, "log": []}], {"votes": {}, "log": []})
+    b = Observation("B 2", False, [step], [{"votes": {"k": {"recalled_count": 1}}, "log": []}],
+                    {"votes": {"k": {"recalled_count": 1}}, "log": []})
+    found, _ = differential.compare(a, b)
+    diff = differential.CaseDiff(case.id, case.title, case.area, case.clauses, "differ", found, a=a, b=b)
+    data = candidates.candidate(case, diff)
+    assert data["expect"] == case.expect  # nothing of A's could be written, so the case's own checks stay
+    assert data["observations"]["not_pinned"] == [
+        "votes: A's ledger has no entry k, B's counts recalled_count 1 (a scenario cannot say that an entry is absent)"]
+    assert (found[0].kind, found[0].step, found[0].path) == ("votes", 0, "votes.k.recalled_count")
