@@ -197,7 +197,10 @@ def shrink(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload], 
 
 
 def _as_regression(data: dict[str, Any], original: str) -> dict[str, Any]:
-    out = copy.deepcopy(data)
+    """The shrunk scenario under its own id, without the empty maps the cuts left behind."""
+    out = {k: v for k, v in copy.deepcopy(data).items() if not (k in ("env", "user_team") and not v)}
+    out["steps"] = [{k: v for k, v in step.items() if not (k in ("env", "set", "unset") and not v)}
+                    for step in out.get("steps") or []]
     out["id"] = original[: 80 - len(SUFFIX)] + SUFFIX
     out["title"] = f"{data.get('title', original)} (shrunk)"[:160]
     out["provenance"] = "regression"
