@@ -51,17 +51,24 @@ def _bound(stmt: ast.stmt) -> set[str]:
     out: set[str] = set()
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         out.add(stmt.name)
+    local = {id(n) for c in ast.walk(stmt) if isinstance(c, _COMPREHENSIONS)
+             for g in c.generators for n in ast.walk(g.target)}  # a comprehension's names are its own
     for node in _outside_functions(stmt):
+        if id(node) in local:
+            continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             out.add(node.id)
         elif isinstance(node, ast.Subscript | ast.Attribute) and isinstance(node.ctx, ast.Store):
             base = node.value
             if isinstance(base, ast.Name):
                 out.add(base.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name):
-            out.add(node.func.value.id)  # TABLE.update(...), NAMES.add(...)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name):
+            out.add(node.value.func.value.id)  # a statement TABLE.update(...), NAMES.add(...)
     return out
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def _module_loads(stmt: ast.stmt) -> set[str]:

@@ -201,3 +201,8 @@ def json_status(line: str) -> str:
     import json
 
     return str(json.loads(line)["status"])
+
+
+def test_a_comprehension_at_module_level_binds_no_module_name() -> None:
+    source = "_NAMES = frozenset(n.lower() for n in ('A', 'B'))\n\ndef f(x):\n    return x in _NAMES\n"
+    assert ModulePlan(source).affected(0) == {"_NAMES"}  # not n: a private table stays private
