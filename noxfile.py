@@ -10,16 +10,49 @@ import nox
 nox.options.sessions = ["tests", "lint", "typecheck", "corpus_lint", "conformance"]
 nox.options.reuse_existing_virtualenvs = True
 
+# Branch coverage a full run must reach, per package. Measured: reference/ 95%; conformance/ 93% with
+# node (the teamai-cli driver runs) and 88% without it.
+COVERAGE_GATES = {"reference": 93, "conformance": 87}
+WORKERS = "2"
+NO_TESTS_COLLECTED = 5
 
 
 @nox.session(name="tests")
 def tests(session: nox.Session) -> None:
-    """Unit, property and scenario tests with coverage of reference/ (fails under 90%)."""
+    """The tests (unit, property, scenario) on two worker processes.
+
+    Without arguments: the full run, measuring branch coverage across the workers and every
+    Python process they start, gated per package (``COVERAGE_GATES``). With arguments (``-- -k X``,
+    a file): those tests only, without coverage, since a part of the suite cannot reach the gates.
+    """
     _install(session)
+    if session.posargs:
+        _pytest(session, "-n", WORKERS, *session.posargs)
+        return
     session.run("python", "-m", "coverage", "erase")
-    session.run("python", "-m", "coverage", "run", "-m", "pytest", *session.posargs)
-    session.run("python", "-m", "coverage", "combine", success_codes=[0, 1])
-    session.run("python", "-m", "coverage", "report")
+    _pytest(session, "-n", WORKERS, coverage=True)
+    session.run("python", "-m", "coverage", "combine", "--quiet")
+    failed = []
+    for package, gate in COVERAGE_GATES.items():
+        try:
+            session.run("python", "-m", "coverage", "report", f"--include={package}/*", f"--fail-under={gate}")
+        except nox.command.CommandFailed:
+            failed.append(f"{package}/ under {gate}%")
+    if failed:
+        session.error("branch coverage: " + "; ".join(failed))
+
+
+def _pytest(session: nox.Session, *args: str, coverage: bool = False) -> None:
+    """pytest, with its exit 5 (nothing collected) said in plain words: a selection that matches
+    no test is a mistake worth one line, not a coverage error."""
+    runner = ["python", "-m", "coverage", "run", "-m", "pytest"] if coverage else ["python", "-m", "pytest"]
+    try:
+        session.run(*runner, *args)
+    except nox.command.CommandFailed as exc:
+        code = getattr(exc, "return_code", None)
+        if code == NO_TESTS_COLLECTED or (code is None and str(exc.reason).endswith(f" {NO_TESTS_COLLECTED}")):
+            session.error(f"pytest collected no test (exit {NO_TESTS_COLLECTED}) for: {' '.join(args)}")
+        raise
 
 
 @nox.session
@@ -56,6 +89,13 @@ def bench(session: nox.Session) -> None:
     session.install("--quiet", "--disable-pip-version-check", "--force-reinstall", "--no-deps", ".")
     session.install("--quiet", "--disable-pip-version-check", ".")
     session.run("python", "bench/run.py", *session.posargs, env={"PYTHONDONTWRITEBYTECODE": ""})
+
+
+@nox.session
+def relevance(session: nox.Session) -> None:
+    """Known-item relevance per slice, the reference and teamai-cli 0.25.0 (bench/relevance/README.md)."""
+    _install(session)
+    session.run("python", "bench/relevance/run.py", "--heldout", *session.posargs)
 
 
 @nox.session(name="conformance_teamai_cli")

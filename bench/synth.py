@@ -2,7 +2,10 @@
 
 The mix follows the research notes' corpus (learnings 45 %, docs 25 %, wiki 15 %, rules 10 %,
 skills 5 %), with Zipf-distributed technical words so that queries have realistic document
-frequencies. The same seed always gives the same tree, so two runs measure the same work.
+frequencies. About a third of the rules, docs and learnings relate to earlier assets (a
+``related:`` block, a Markdown link or both), early ones far more often, so that some assets are
+hubs with many incoming relations, as overview docs are in real trees. The same seed always
+gives the same tree, so two runs measure the same work.
 """
 
 from __future__ import annotations
@@ -46,9 +49,31 @@ def _kind(rng: random.Random) -> str:
     return "learnings"
 
 
+def _earlier(rng: random.Random, made: list[str]) -> str:
+    return made[int(len(made) * rng.random() ** 3)]  # early assets are picked far more often: hubs
+
+
+def _relations(rng: random.Random, made: list[str], place: str) -> tuple[str, str]:
+    """A ``related:`` block and a sentence with a link, each present about a third of the time."""
+    if not made:
+        return "", ""
+    block = link = ""
+    if rng.random() < 0.3:
+        targets = sorted({_earlier(rng, made) for _ in range(rng.randint(1, 3))})
+        block = f"related:\n  REFERENCES: [{', '.join(targets)}]\n"
+    if rng.random() < 0.2:
+        target = _earlier(rng, made)
+        if not target.startswith("skills/"):
+            target += "" if target.endswith(".md") else ".md"
+            rel = os.path.relpath(target, os.path.dirname(place)).replace(os.sep, "/")
+            link = f"\n\nSee [this one]({rel}) too."
+    return block, link
+
+
 def generate(dest: str, count: int, seed: int = 1234) -> None:
     """Write ``count`` assets under ``dest`` (which must not exist yet)."""
     rng = random.Random(seed)
+    made: list[str] = []  # tree paths written so far
     for i in range(count):
         kind = _kind(rng)
         title = " ".join(_word(rng) for _ in range(rng.randint(2, 5)))
@@ -57,17 +82,24 @@ def generate(dest: str, count: int, seed: int = 1234) -> None:
         front = f"---\ntitle: {title}\nauthor: user{i % 37}\ndate: 2026-{1 + i % 12:02d}-{1 + i % 28:02d}\n" \
                 f"tags: [{', '.join(tags)}]\n---\n"
         if kind == "skills":
-            path = os.path.join(dest, "skills", f"skill-{i}", "SKILL.md")
+            place = f"skills/skill-{i}/SKILL.md"
+            tree_path = f"skills/skill-{i}"
             front = f"---\nname: skill-{i}\ndescription: {title}\n---\n"
         elif kind == "wiki":
-            path = os.path.join(dest, "teamwiki", "evidence", "code", f"svc{i % 20}", "modules", f"mod-{i}.md")
+            place = tree_path = f"teamwiki/evidence/code/svc{i % 20}/modules/mod-{i}.md"
             front = f"# {title}\n\n"
         else:
             sub = f"ns{i % 25}" if kind == "learnings" else f"area{i % 15}"
-            path = os.path.join(dest, kind, sub, f"{kind[:-1]}-{i}.md")
+            place = f"{kind}/{sub}/{kind[:-1]}-{i}.md"
+            tree_path = place[:-3] if kind == "learnings" else place
+            block, link = _relations(rng, made, place)
+            front = front[:-4] + block + "---\n"
+            body += link
+        path = os.path.join(dest, *place.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(front + body + "\n")
+        made.append(tree_path)
 
 
 def queries(count: int, seed: int = 99) -> list[str]:

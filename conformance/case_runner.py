@@ -12,16 +12,16 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from . import outcomes, timeline
 from .capabilities import action_of, missing, needs
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
-from .expect import Mismatch, StepOutcome, evaluate
+from .expect import StepOutcome, evaluate, hooks_exit_zero, unprinted
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
-from .substitute import Context, NotPrinted, SubstitutionError, set_paths
+from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step
 
 DEFAULT_TIMEOUT = 60.0
 RUN_ID = re.compile(r" run=([0-9A-Za-z-]+)\s*$", re.MULTILINE)
@@ -31,18 +31,32 @@ class ScenarioError(ValueError):
     """The scenario cannot be turned into messages (a corpus fault, not the implementation's)."""
 
 
+class _Unprinted(Exception):
+    """A step needs what an earlier step should have printed and did not: the implementation
+    failed there, and the steps after it cannot run."""
+
+    def __init__(self, where: str, cause: NotPrinted) -> None:
+        super().__init__(str(cause))
+        self.where = where
+        self.cause = cause
+
+
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
-             timeout: float = DEFAULT_TIMEOUT) -> outcomes.CaseResult:
+             timeout: float = DEFAULT_TIMEOUT, trace: Tracer | None = None,
+             explain: bool = True) -> outcomes.CaseResult:
+    """``trace``: observe after every step and hand each answer to it (``explain.py`` replays a
+    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``)."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
     lacking = missing(needs(scenario, payloads), driver.capabilities)
     if lacking:
         result.outcome = outcomes.NOT_APPLICABLE
+        result.lacking = lacking
         result.message = "the driver does not declare: " + ", ".join(lacking)
         return result
     folder = tempfile.mkdtemp(prefix="tc-")
-    session = _Session(driver, time.monotonic() + timeout, timeout)
+    session = _Session(driver, time.monotonic() + timeout, timeout, trace)
     try:
         _drive(session, scenario, payloads, folder, result)
     except DriverTimeout as exc:
@@ -63,6 +77,10 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         result.duration = time.perf_counter() - started
+    if explain and result.outcome == outcomes.FAIL:
+        from .explain import explain_failure
+
+        result.explanation = explain_failure(driver, scenario, payloads, result, timeout)
     return result
 
 
@@ -71,12 +89,18 @@ def _failed(result: outcomes.CaseResult, outcome: str, message: str, detail: str
     result.message = message + (f"\n{detail.strip()}" if detail.strip() else "")
 
 
+class Tracer(Protocol):
+    def observed(self, index: int, answer: dict[str, Any]) -> None: ...
+    def finish(self, norm: Normalizer) -> None: ...
+
+
 class _Session:
-    def __init__(self, driver: Driver, deadline: float, timeout: float) -> None:
+    def __init__(self, driver: Driver, deadline: float, timeout: float, trace: Tracer | None = None) -> None:
         self.driver = driver
         self.deadline = deadline
         self.timeout = timeout
         self.last = ""
+        self.trace = trace
 
     def send(self, message: dict[str, Any]) -> dict[str, Any]:
         self.last = str(message["cmd"])
@@ -94,8 +118,16 @@ class _Session:
             self.driver.restart()
 
 
-def _strings(env: Any, ctx: Context) -> dict[str, str]:
-    return {str(k): str(ctx.apply(v)) for k, v in (env or {}).items()}
+def _strings(env: Any, ctx: Context, where: str = "env") -> dict[str, str]:
+    return {str(k): str(_apply(ctx, v, where)) for k, v in (env or {}).items()}
+
+
+def _apply(ctx: Context, value: Any, where: str) -> Any:
+    """``ctx.apply``, with a value the implementation never printed blamed on it at ``where``."""
+    try:
+        return ctx.apply(value)
+    except NotPrinted as exc:
+        raise _Unprinted(where, exc) from exc
 
 
 def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
@@ -114,24 +146,23 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     ctx.roots = dict(opened.get("roots") or {})
     runs: dict[str, str] = {}
     done: list[StepOutcome] = []
-    for index, (step, instant) in enumerate(zip(scenario.steps, times, strict=True)):
-        action = action_of(step)
-        if action is None:
-            raise ScenarioError(f"step {index + 1} has no single action")
-        now = timeline.spell(instant)
-        env = {**_strings(data.get("env"), ctx), **_strings(step.get("env"), ctx)}
-        answer = session.send(_message(action, step, now, env, ctx, payloads))
-        name = str(step["as"]) if step.get("as") else None
-        outcome = StepOutcome(index, action, name, now, answer.get("exit"), str(answer.get("stdout", "")),
-                              str(answer.get("stderr", "")))
-        if action == "recall":
-            found = RUN_ID.search(outcome.stdout)
-            outcome.run = found.group(1) if found else None
-            if outcome.run:
-                runs[outcome.run] = name or f"step{index + 1}"
-        if name:
-            ctx.steps[name] = {"run": outcome.run, "output": outcome.stdout}
-        done.append(outcome)
+    try:
+        for index, (step, instant) in enumerate(zip(scenario.steps, times, strict=True)):
+            done.append(_step(session, scenario, index, step, instant, ctx, payloads, runs))
+            if session.trace is not None:
+                session.trace.observed(index, session.send({"cmd": "observe", "now": timeline.spell(instant),
+                                                            "env": _strings(data.get("env"), ctx), "want": ["log"]}))
+    except _Unprinted as exc:
+        session.send({"cmd": "close"})
+        norm = Normalizer.build(runs, ctx.paths, ctx.user_paths, ctx.roots)
+        if session.trace is not None:
+            session.trace.finish(norm)
+        result.steps = _reported(done, norm)
+        miss = unprinted(exc.where, exc.cause, ctx, norm.text)
+        result.outcome = outcomes.FAIL
+        result.mismatches = [m.to_json() for m in [miss, *hooks_exit_zero(done)]]
+        result.message = f"{miss.path}: {miss.message}"
+        return
     expect = scenario.expect
     want = ["votes", "log", "raw"] + (["stats"] if "stats" in expect else [])
     last = times[-1] if times else first
@@ -139,17 +170,13 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
                              "env": _strings(data.get("env"), ctx), "want": want})
     session.send({"cmd": "close"})
     norm = Normalizer.build(runs, ctx.paths, ctx.user_paths, ctx.roots)
-    result.steps = [{"index": s.index, "action": s.action, "name": s.name, "now": s.now, "exit": s.exit,
-                     "stdout": norm.text(s.stdout), "stderr": norm.text(s.stderr)} for s in done]
+    if session.trace is not None:
+        session.trace.finish(norm)
+    result.steps = _reported(done, norm)
     result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
                        "stats": norm(observed.get("stats"))}
     try:
         mismatches = evaluate(expect, observed, done, ctx, norm)
-    except NotPrinted as exc:  # e.g. no run id on the start line: an expectation that cannot hold
-        printed = ctx.steps.get(exc.step, {}).get("output")
-        mismatches = [Mismatch(f"expect.steps.{exc.step}", f"{exc}; every expectation that names it fails",
-                               "a run id ( run=<id>)" if exc.what == "run" else f"its {exc.what}",
-                               norm.text(printed or ""))]
     except SubstitutionError as exc:
         raise ScenarioError(f"in expect: {exc}") from exc
     if mismatches:
@@ -159,8 +186,36 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
         result.message = f"{first_miss.path}: {first_miss.message}"
 
 
+def _step(session: _Session, scenario: Scenario, index: int, step: Mapping[str, Any], instant: dt.datetime,
+          ctx: Context, payloads: Mapping[str, Payload], runs: dict[str, str]) -> StepOutcome:
+    """Run one step and remember what it printed for the steps and expectations after it."""
+    action = action_of(step)
+    if action is None:
+        raise ScenarioError(f"step {index + 1} has no single action")
+    now = timeline.spell(instant)
+    env = {**_strings(scenario.data.get("env"), ctx), **_strings(step.get("env"), ctx, f"steps[{index}].env")}
+    answer = session.send(_message(action, step, now, env, ctx, payloads, f"steps[{index}]"))
+    name = str(step["as"]) if step.get("as") else None
+    outcome = StepOutcome(index, action, name, now, answer.get("exit"), str(answer.get("stdout", "")),
+                          str(answer.get("stderr", "")))
+    if action == "recall":
+        found = RUN_ID.search(outcome.stdout)
+        outcome.run = found.group(1) if found else None
+        if outcome.run:
+            runs[outcome.run] = name or f"step{index + 1}"
+    if name:
+        ctx.steps[name] = {"run": outcome.run, "output": outcome.stdout,
+                           "silent": silent_step(action, step.get("check"))}
+    return outcome
+
+
+def _reported(done: list[StepOutcome], norm: Normalizer) -> list[dict[str, Any]]:
+    return [{"index": s.index, "action": s.action, "name": s.name, "now": s.now, "exit": s.exit,
+             "stdout": norm.text(s.stdout), "stderr": norm.text(s.stderr)} for s in done]
+
+
 def _message(action: str, step: Mapping[str, Any], now: str, env: dict[str, str], ctx: Context,
-             payloads: Mapping[str, Payload]) -> dict[str, Any]:
+             payloads: Mapping[str, Payload], where: str) -> dict[str, Any]:
     base: dict[str, Any] = {"cmd": action, "now": now}
     if action in ("hold", "release"):
         return {**base, "what": str(step[action])}
@@ -169,16 +224,17 @@ def _message(action: str, step: Mapping[str, Any], now: str, env: dict[str, str]
         base["repeat"] = int(step["repeat"])
     value = step[action]
     if action == "recall":
-        return {**base, "query": str(ctx.apply(str(value))), "caller": ctx.apply(step.get("caller")),
+        return {**base, "query": str(_apply(ctx, str(value), f"{where}.recall")),
+                "caller": _apply(ctx, step.get("caller"), f"{where}.caller"),
                 "check": bool(step.get("check", False))}
     if action == "hook":
         payload = payloads.get(str(value))
         if payload is None:
             raise ScenarioError(f"hook {value}: no such payload")
-        body = set_paths(payload.payload, ctx.apply(dict(step.get("set") or {})))
+        body = set_paths(payload.payload, _apply(ctx, dict(step.get("set") or {}), f"{where}.set"))
         return {**base, "agent": payload.agent, "event": str(step.get("event") or payload.event),
                 "payload": body}
-    options = ctx.apply(dict(value or {})) if isinstance(value, Mapping) else {}
+    options = _apply(ctx, dict(value or {}), f"{where}.{action}") if isinstance(value, Mapping) else {}
     if action == "stats":
         return {**base, "json": bool(options.get("json", False))}
     if action == "review":

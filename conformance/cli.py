@@ -25,13 +25,28 @@ from typing import IO
 
 from . import clauses as clause_catalogue
 from . import corpus as corpus_mod
-from . import expectations, lint, outcomes, pool, report_html, report_jsonl, report_junit, report_terminal
+from . import (
+    expectations,
+    lint,
+    outcomes,
+    pipes,
+    pool,
+    report_html,
+    report_jsonl,
+    report_junit,
+    report_terminal,
+    selection,
+)
 from .capabilities import needs
 from .driver import DriverUnusable, connect
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_CORPUS, EXIT_DRIVER = 0, 1, 2, 3, 4
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_IMPL = "reference"
+DEFAULT_TIMEOUT = 60.0
+SELECTOR_HELP = ("a case id, area, clause id or agent; kind:name (case:, area:, clause:, agent:) for one kind; "
+                 "* ? [..] glob them; repeatable, the selections add up")
+AGENT_HELP = "only the cases concerning this agent (a name or glob)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,24 +66,27 @@ def build_parser() -> argparse.ArgumentParser:
                      help="reference (in-process, default), reference-subprocess (the protocol, through a driver "
                           "process), reference-cli (the protocol, each command a real teamai-ref process), "
                           "or a driver command line")
-    run.add_argument("--only", action="append", default=[], metavar="ID|AREA|CLAUSE",
-                     help="run only these cases (repeatable)")
-    run.add_argument("--agent", help="run only the cases concerning this agent")
+    run.add_argument("--only", action="append", default=[], metavar="SELECTOR", help=SELECTOR_HELP)
+    run.add_argument("--agent", help=AGENT_HELP)
     run.add_argument("--expectations", type=Path, metavar="FILE", help="expected failures (TOML)")
     run.add_argument("--update-expectations", action="store_true",
-                     help="rewrite the expectations file from this run")
+                     help="rewrite the --expectations FILE from this run (exits 0: the run is judged by what it wrote)")
     run.add_argument("--report", type=Path, metavar="FILE", help="write the JSON-lines report")
     run.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     run.add_argument("--html", type=Path, metavar="FILE", help="write the results page (one self-contained HTML file)")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
-    run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per case (default 60)")
+    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS", help="per case (default 60)")
     listing = sub.add_parser("list", help="list the cases")
-    listing.add_argument("--only", action="append", default=[])
-    listing.add_argument("--agent")
+    listing.add_argument("--only", action="append", default=[], metavar="SELECTOR", help=SELECTOR_HELP)
+    listing.add_argument("--agent", help=AGENT_HELP)
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
-    show = sub.add_parser("show", help="show one case with its clauses")
-    show.add_argument("id")
+    show = sub.add_parser("show", help="show cases with their clauses and needs")
+    show.add_argument("selectors", nargs="*", metavar="SELECTOR", help=SELECTOR_HELP)
+    show.add_argument("--agent", help=AGENT_HELP)
     sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
+    from .import_capture import add_parser as add_import_capture
+
+    add_import_capture(sub)
     page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
     page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
     page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
@@ -80,8 +98,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    if stdout is not None and stderr is not None:
+        return _main(argv, stdout, stderr)
+    # The process's own streams: a reader that goes away early (``| head``) is not an error.
+    saved = sys.stdout, sys.stderr
+    out, err = pipes.Sink(stdout or sys.stdout), pipes.Sink(stderr or sys.stderr)
+    sys.stdout, sys.stderr = out, err  # argparse's --help writes there
+    try:
+        return _main(argv, out, err)  # type: ignore[arg-type]
+    finally:
+        out.flush()
+        err.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
     except SystemExit as exc:
@@ -96,6 +127,10 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
         return serve(ReferenceBackend(as_subprocess if args.exec_mode == "cli" else in_process))
     if args.command == "report":
         return _report(args, out, err)
+    if args.command == "import-capture":
+        from . import import_capture
+
+        return import_capture.run(args, (args.corpus or DEFAULT_ROOT).resolve(), out, err)
     root = (args.corpus or DEFAULT_ROOT).resolve()
     if not (root / "scenarios").is_dir():
         err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
@@ -104,16 +139,30 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
     if args.command == "lint":
         return _lint(corpus, out, err)
     if args.command == "list":
-        return _list(corpus, args.only, args.agent, args.json, out)
+        return _list(corpus, args.only, args.agent, args.json, out, err)
     if args.command == "show":
-        return _show(corpus, args.id, out, err)
+        return _show(corpus, args.selectors, args.agent, out, err)
     return _run(corpus, args, out, err)
 
 
+def _select(corpus: corpus_mod.Corpus, only: list[str], agent: str | None,
+            err: IO[str]) -> list[corpus_mod.Scenario] | None:
+    """The selected cases, or None after saying on ``err`` why none is (the same words everywhere)."""
+    try:
+        return selection.select(corpus, only, agent)
+    except selection.NoMatch as exc:
+        err.write(f"teamai-conformance: error: {exc}\n")
+        return None
+
+
 def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
+    from . import recorded_shapes
+
     problems = lint.lint(corpus)
     for problem in problems:
         err.write(f"{problem}\n")
+    out.write(recorded_shapes.describe(recorded_shapes.tally(
+        (p.agent, p.event, p.payload, p.data.get("provenance") or {}) for p in corpus.payloads.values())) + "\n")
     if problems:
         err.write(f"corpus-lint: {len(problems)} problem(s)\n")
         return EXIT_CORPUS
@@ -121,8 +170,12 @@ def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
     return EXIT_OK
 
 
-def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json: bool, out: IO[str]) -> int:
-    for s in corpus.select(only, agent):
+def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json: bool, out: IO[str],
+          err: IO[str]) -> int:
+    chosen = _select(corpus, only, agent, err)
+    if chosen is None:
+        return EXIT_USAGE
+    for s in chosen:
         if as_json:
             out.write(json.dumps({"id": s.id, "area": s.area, "title": s.title, "clauses": s.clauses,
                                   "agents": s.agents, "path": s.rel, "fingerprint": lint.fingerprint(s)},
@@ -132,22 +185,31 @@ def _list(corpus: corpus_mod.Corpus, only: list[str], agent: str | None, as_json
     return EXIT_OK
 
 
-def _show(corpus: corpus_mod.Corpus, case_id: str, out: IO[str], err: IO[str]) -> int:
-    scenario = corpus.by_id().get(case_id)
-    if scenario is None:
-        err.write(f"teamai-conformance: error: no case {case_id!r}; see teamai-conformance list\n")
+def _show(corpus: corpus_mod.Corpus, selectors: list[str], agent: str | None, out: IO[str], err: IO[str]) -> int:
+    """Each case's file under comments naming its clauses and needs; several cases are
+    separated by ``---``, so the output stays a YAML stream."""
+    if not selectors and agent is None:
+        err.write("teamai-conformance: error: show needs a SELECTOR (or --agent); see teamai-conformance list\n")
+        return EXIT_USAGE
+    chosen = _select(corpus, selectors, agent, err)
+    if chosen is None:
         return EXIT_USAGE
     try:
         catalogue = {c.id: c for c in clause_catalogue.load(corpus.clauses_path)}
     except clause_catalogue.CatalogueError:
         catalogue = {}
-    out.write(f"# {scenario.rel}  (fingerprint {lint.fingerprint(scenario)})\n")
-    for cid in scenario.clauses:
-        clause = catalogue.get(cid)
-        out.write(f"# {cid}: {clause.text if clause else '(not in the catalogue)'}\n")
-    need = needs(scenario, corpus.payloads)
-    out.write("# needs: " + ", ".join(f"{k}={sorted(v) if isinstance(v, set) else v}" for k, v in need.items()) + "\n")
-    out.write(scenario.path.read_text(encoding="utf-8"))
+    for index, scenario in enumerate(chosen):
+        if index:
+            out.write("---\n")
+        out.write(f"# {scenario.rel}  (fingerprint {lint.fingerprint(scenario)})\n")
+        for cid in scenario.clauses:
+            clause = catalogue.get(cid)
+            out.write(f"# {cid}: {clause.text if clause else '(not in the catalogue)'}\n")
+        need = needs(scenario, corpus.payloads)
+        out.write("# needs: " + ", ".join(f"{k}={sorted(v) if isinstance(v, set) else v}"
+                                          for k, v in need.items()) + "\n")
+        text = scenario.path.read_text(encoding="utf-8")
+        out.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
 
 
@@ -199,6 +261,8 @@ def _rerun(args: argparse.Namespace, root: Path, case_id: str) -> str:
         parts += ["--impl", args.impl]
     if args.expectations:
         parts += ["--expectations", str(args.expectations)]
+    if args.timeout != DEFAULT_TIMEOUT:
+        parts += ["--timeout", f"{args.timeout:g}"]
     return shlex.join(parts)
 
 
@@ -226,11 +290,14 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     if args.jobs < 1 or args.timeout <= 0:
         err.write("teamai-conformance: error: --jobs must be at least 1 and --timeout positive\n")
         return EXIT_USAGE
-    root = corpus.root
-    chosen = corpus.select(args.only, args.agent)
-    if (args.only or args.agent) and not chosen:
-        err.write("teamai-conformance: error: no case matches --only/--agent; see teamai-conformance list\n")
+    if args.update_expectations and not args.expectations:
+        err.write("teamai-conformance: error: --update-expectations needs --expectations FILE "
+                  "(the file to write is always named)\n")
         return EXIT_USAGE
+    chosen = _select(corpus, args.only, args.agent, err)
+    if chosen is None:
+        return EXIT_USAGE
+    root = corpus.root
     ids: dict[str, str] = {}
     problems = [str(p) for p in corpus.problems]
     for scenario in chosen:
@@ -249,6 +316,9 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     except expectations.ExpectationsError as exc:
         err.write(f"teamai-conformance: error: {exc}\n")
         return EXIT_CORPUS
+    strangers = expectations.unknown(expected, corpus.by_id())
+    if strangers and exp_path is not None:
+        err.write(f"teamai-conformance: warning: {expectations.unknown_warning(exp_path, strangers)}\n")
     try:
         driver = connect(args.impl)
     except DriverUnusable as exc:
@@ -270,9 +340,13 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
         catalogue = []
     coverage = clause_catalogue.coverage(catalogue, corpus.scenarios)
     clause_summary = clause_catalogue.summary(catalogue, coverage)
+    written = ""
+    if args.update_expectations and exp_path is not None:
+        written = _update_expectations(exp_path, expected, results)
     rerun = {r.id: _rerun(args, root, r.id) for r in results}
     out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__,
                                      clause_summary["unit_tests_only"]))
+    out.write(written)
     code = EXIT_UNEXPECTED if any(r.outcome in outcomes.UNEXPECTED for r in results) else EXIT_OK
     if args.report or args.html:
         head = report_jsonl.header({**info, "impl": args.impl}, {"root": str(root), "commit": _commit(root),
@@ -286,10 +360,20 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
             report_html.write(args.html, [report_jsonl.build(head, results, foot, rerun, facts)])
     if args.junit:
         report_junit.write(args.junit, results, args.impl)
-    if args.update_expectations:
-        if exp_path is None:
-            err.write("teamai-conformance: error: --update-expectations needs --expectations FILE\n")
-            return EXIT_USAGE
-        expectations.save(exp_path, expectations.updated(expected, results))
-        out.write(f"expectations written to {exp_path}\n")
     return code
+
+
+def _update_expectations(path: Path, before: dict[str, expectations.Expected],
+                         results: list[outcomes.CaseResult]) -> str:
+    """Write the file from this run, judge the run by it, and say what changed."""
+    after = expectations.updated(before, results)
+    expectations.rejudge(results, after)
+    added, removed = expectations.changes(before, after)
+    if not added and not removed and path.is_file():
+        return f"expectations: {path} unchanged\n"
+    expectations.save(path, after)
+
+    def listed(ids: list[str]) -> str:
+        return f"{len(ids)} ({', '.join(ids)})" if ids else "0"
+
+    return f"expectations: wrote {path}: added {listed(added)}, removed {listed(removed)}\n"

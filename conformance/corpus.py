@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from . import selection
+
 SCENARIO_GLOB = "*.yaml"
 PAYLOAD_GLOB = "*.json"
 
@@ -108,14 +110,8 @@ class Corpus:
         return {s.id: s for s in self.scenarios}
 
     def select(self, only: list[str] | None = None, agent: str | None = None) -> list[Scenario]:
-        """Scenarios whose id, area or one of whose clauses is in ``only``, concerning ``agent``."""
-        chosen = self.scenarios
-        if only:
-            wanted = set(only)
-            chosen = [s for s in chosen if s.id in wanted or s.area in wanted or wanted & set(s.clauses)]
-        if agent:
-            chosen = [s for s in chosen if agent in s.agents]
-        return chosen
+        """The scenarios these selectors name (``selection`` owns the grammar; raises ``NoMatch``)."""
+        return selection.select(self, only or (), agent)
 
 
 def find_clauses(root: Path) -> Path | None:

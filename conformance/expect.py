@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .normalize import Normalizer, first_difference, matches
-from .substitute import Context
+from .substitute import Context, NotPrinted
+from .text_region import closest
 
 FINDING_MARKS = ("✖", "!", "⚠")
 HIT_LINE = re.compile(r"^\[\d+/\d+\] ")
@@ -47,40 +48,70 @@ class StepOutcome:
 
 def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list[StepOutcome],
              ctx: Context, norm: Normalizer) -> list[Mismatch]:
+    """Every expectation judged on its own: one that names a run id the implementation never
+    printed fails where it stands, and the others are still judged."""
     out: list[Mismatch] = []
-    out += _hooks_exit_zero(steps)
+    out += hooks_exit_zero(steps)
+
+    def subst(where: str, value: Any, apply: Callable[[Any], Any] = ctx.apply) -> tuple[Any, list[Mismatch]]:
+        try:
+            return apply(value), []
+        except NotPrinted as exc:
+            return None, [unprinted(where, exc, ctx, norm.text)]
+
+    votes = observed.get("votes") or {}
     if "votes" in expect:
-        out += _votes(ctx.apply(expect["votes"]), observed.get("votes") or {})
+        want, missed = subst("expect.votes", expect["votes"])
+        out += missed or _votes(want, votes)
     if "no_votes" in expect:
-        out += _no_votes(ctx.apply(expect["no_votes"]), observed.get("votes") or {})
+        want, missed = subst("expect.no_votes", expect["no_votes"])
+        out += missed or _no_votes(want, votes)
     log = [norm(line) for line in observed.get("log") or []]
-    for i, item in enumerate(expect.get("log_contains") or []):
-        want = norm(ctx.apply(item))
-        if not any(matches(want, line) for line in log):
-            out.append(Mismatch(f"expect.log_contains[{i}]", "no log line matches", want, _closest(want, log)))
-    for i, item in enumerate(expect.get("log_absent") or []):
-        want = norm(ctx.apply(item))
-        hit = next((line for line in log if matches(want, line)), None)
-        if hit is not None:
-            out.append(Mismatch(f"expect.log_absent[{i}]", "a log line matches", want, hit))
+    for key, judge in (("log_contains", _contains), ("log_absent", _absent)):
+        for i, item in enumerate(expect.get(key) or []):
+            where = f"expect.{key}[{i}]"
+            want, missed = subst(where, item)
+            out += missed or judge(where, norm(want), log)
     if "log_lines" in expect and len(log) != expect["log_lines"]:
         out.append(Mismatch("expect.log_lines", "the log holds another number of lines", expect["log_lines"],
                             len(log)))
     if "stats" in expect:
-        out += _stats(norm(ctx.apply(expect["stats"])), observed.get("stats"), norm)
+        want, missed = subst("expect.stats", expect["stats"])
+        out += missed or _stats(norm(want), observed.get("stats"), norm)
     if "never_in_state" in expect:
-        out += _never(ctx.apply(expect["never_in_state"]), observed)
+        want, missed = subst("expect.never_in_state", expect["never_in_state"])
+        out += missed or _never(want, observed)
     named = {s.name: s for s in steps if s.name}
-    for name, want in (expect.get("steps") or {}).items():
+    for name, wanted in (expect.get("steps") or {}).items():
+        where = f"expect.steps.{name}"
         step = named.get(name)
         if step is None:
-            out.append(Mismatch(f"expect.steps.{name}", "no step has this name"))
+            out.append(Mismatch(where, "no step has this name"))
             continue
-        out += _step(f"expect.steps.{name}", _apply_step(want, ctx), step, ctx)
+        want, missed = subst(where, wanted, lambda value: _apply_step(value, ctx))
+        out += missed or _step(where, want, step, ctx)
     return out
 
 
-def _hooks_exit_zero(steps: list[StepOutcome]) -> list[Mismatch]:
+def unprinted(where: str, exc: NotPrinted, ctx: Context, text: Callable[[str], str]) -> Mismatch:
+    """The mismatch for a place (a step or an expectation) that needs what a step never printed."""
+    printed = ctx.steps.get(exc.step, {}).get("output")
+    return Mismatch(where, f"{exc}, and this needs it", "a run id ( run=<id>)" if exc.what == "run"
+                    else f"its {exc.what}", text(printed or ""))
+
+
+def _contains(where: str, want: Any, log: list[Any]) -> list[Mismatch]:
+    if any(matches(want, line) for line in log):
+        return []
+    return [Mismatch(where, "no log line matches", want, _closest(want, log))]
+
+
+def _absent(where: str, want: Any, log: list[Any]) -> list[Mismatch]:
+    hit = next((line for line in log if matches(want, line)), None)
+    return [] if hit is None else [Mismatch(where, "a log line matches", want, hit)]
+
+
+def hooks_exit_zero(steps: list[StepOutcome]) -> list[Mismatch]:
     """A hook must never break the agent: every hook step exits 0, whatever the scenario says."""
     return [Mismatch(f"steps[{s.index}].hook", "a hook exited non-zero", 0, {"exit": s.exit, "stderr": s.stderr})
             for s in steps if s.action == "hook" and s.exit != 0]
@@ -144,8 +175,10 @@ def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -
                             {"exit": step.exit, "stderr": step.stderr.strip()[-500:]}))
     for i, text in enumerate(want.get("output_contains") or []):
         if str(text) not in step.stdout:
-            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it", text,
-                                step.stdout[-2000:]))
+            region, first, last = closest(str(text), step.stdout)
+            where = f"lines {first}-{last}" if last > first else f"line {first}"
+            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it; the closest "
+                                f"{where} of {len(step.stdout.splitlines())} are shown", text, region))
     for i, pattern in enumerate(want.get("output_matches") or []):
         try:
             found = re.search(str(pattern), step.stdout, re.MULTILINE)

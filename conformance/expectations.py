@@ -9,9 +9,13 @@
     reason = "hangs the driver"
 
 An expected failure that passes is an ``xpass`` and counts as unexpected, so a fixed bug
-cannot stay listed unnoticed. ``--update-expectations`` rewrites the file from a run: it adds
-every case that failed unexpectedly, drops every case that now passes, and keeps the reasons of
-the entries that stay.
+cannot stay listed unnoticed. ``--update-expectations`` rewrites the file named by
+``--expectations`` from a run: it adds every case that failed unexpectedly, drops every case
+that now passes, and keeps the reasons of the entries that stay. The run is then judged by the
+file just written, so an update exits 0 unless the driver could not be used at all.
+
+A case id the corpus does not have can never match: every run that reads the file warns about
+it, and ``corpus-lint`` refuses it in the project's own files.
 """
 
 from __future__ import annotations
@@ -83,3 +87,28 @@ def save(path: Path, entries: dict[str, Expected]) -> None:
     data = {k: {"status": e.status, "reason": e.reason} for k, e in sorted(entries.items())}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(tomli_w.dumps(data), encoding="utf-8")
+
+
+def unknown(entries: dict[str, Expected], ids: Iterable[str]) -> list[str]:
+    """The entries' case ids that are not in ``ids``, in the file's order."""
+    known = set(ids)
+    return [case_id for case_id in entries if case_id not in known]
+
+
+def unknown_warning(path: Path, strangers: list[str]) -> str:
+    return (f"{path} names {len(strangers)} case{'s' if len(strangers) > 1 else ''} the corpus does not have: "
+            + ", ".join(strangers))
+
+
+def changes(before: dict[str, Expected], after: dict[str, Expected]) -> tuple[list[str], list[str]]:
+    """(added, removed) case ids, sorted."""
+    return sorted(after.keys() - before.keys()), sorted(before.keys() - after.keys())
+
+
+def rejudge(results: Iterable[CaseResult], entries: dict[str, Expected]) -> None:
+    """Judge ``results`` again by ``entries`` (the file an update just wrote)."""
+    for r in results:
+        if r.outcome == outcomes.XPASS and r.id not in entries:
+            r.outcome, r.message, r.reason = outcomes.PASS, "", ""
+        elif r.outcome in outcomes.NOT_PASSING:
+            apply(r, entries.get(r.id))

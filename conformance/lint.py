@@ -4,11 +4,16 @@
 - ids are unique; each payload sits in the folder of its agent;
 - every hook step names an existing payload, every clause exists in the catalogue, and every
   unit test a clause names (``unit_tests:``) exists;
-- every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), names are
+- every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), and every
+  ``${name.run}`` to a recall that searched (a hook or a ``--check`` prints no run id); names are
   unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
   parse; every ``output_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
-  title and provenance is unique.
+  title and provenance is unique;
+- every expectations file kept with the corpus (``conformance/expectations/*.toml``) is valid
+  and names only cases the corpus has.
+- a payload of an agent whose real payloads were recorded has that shape, or says why not
+  (``recorded_shapes.py``).
 """
 
 from __future__ import annotations
@@ -22,11 +27,11 @@ from typing import Any
 
 import jsonschema
 
-from . import clauses, timeline
+from . import clauses, expectations, recorded_shapes, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
-from .substitute import REPEAT_INDEX, is_known_form, references, step_name
+from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, step_name
 
 META_KEYS = ("id", "title", "provenance")
 
@@ -63,7 +68,11 @@ def lint(corpus: Corpus) -> list[str]:
     if corpus.clauses_path is None:
         problems.append("no clause catalogue (conformance/clauses.yaml) was found")
     for payload in corpus.payloads.values():
-        problems += [f"{payload.rel}: {e}" for e in schema_errors(payload.data, "payload.schema.json")]
+        errors = schema_errors(payload.data, "payload.schema.json")
+        problems += [f"{payload.rel}: {e}" for e in errors]
+        if not errors:
+            problems += [f"{payload.rel}: {e}" for e in recorded_shapes.lint_payload(
+                payload.agent, payload.event, payload.payload, payload.data["provenance"])]
         if payload.data.get("agent") not in (None, payload.name.split("/", 1)[0]):
             problems.append(f"{payload.rel}: agent {payload.data.get('agent')!r} is not its folder's name")
     seen_ids: dict[str, str] = {}
@@ -84,7 +93,21 @@ def lint(corpus: Corpus) -> list[str]:
         if catalogue:
             problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
         problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
+    problems += _expectation_files(corpus, set(seen_ids))
     return problems
+
+
+def _expectation_files(corpus: Corpus, ids: set[str]) -> list[str]:
+    out = []
+    for path in sorted((corpus.root / "conformance" / "expectations").glob("*.toml")):
+        rel = path.relative_to(corpus.root).as_posix()
+        try:
+            entries = expectations.load(path)
+        except expectations.ExpectationsError as exc:
+            out.append(f"{rel}: {str(exc).removeprefix(f'{path}: ')}")
+            continue
+        out += [f"{rel}: [{case_id}] is not a case of the corpus" for case_id in expectations.unknown(entries, ids)]
+    return out
 
 
 def blocking(scenario: Scenario, corpus: Corpus, schema: bool = True) -> list[str]:
@@ -103,7 +126,7 @@ def blocking(scenario: Scenario, corpus: Corpus, schema: bool = True) -> list[st
 
 def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
     out: list[str] = []
-    names: list[str] = []
+    names: dict[str, str | None] = {}  # step name -> what it is when it prints no run id
     for i, step in enumerate(scenario.steps, 1):
         action = action_of(step)
         if action == "hook" and str(step["hook"]) not in corpus.payloads:
@@ -113,9 +136,9 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
         if step.get("as"):
             if step["as"] in names:
                 out.append(f"step {i}: the name {step['as']!r} is already used by an earlier step")
-            names.append(str(step["as"]))
+            names[str(step["as"])] = silent_step(action, step.get("check"))
     expect = scenario.expect
-    out += _check_refs(references(scenario.data.get("env") or {}), [], "env")
+    out += _check_refs(references(scenario.data.get("env") or {}), {}, "env")
     out += _check_refs(references(expect), names, "expect")
     for name, want in (expect.get("steps") or {}).items():
         if name not in names:
@@ -128,7 +151,7 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
     return out
 
 
-def _check_refs(refs: list[str], names: list[str], where: str, repeated: bool = False) -> list[str]:
+def _check_refs(refs: list[str], names: dict[str, str | None], where: str, repeated: bool = False) -> list[str]:
     out = []
     for ref in refs:
         if not is_known_form(ref):
@@ -140,4 +163,6 @@ def _check_refs(refs: list[str], names: list[str], where: str, repeated: bool = 
         name = step_name(ref)
         if name is not None and name not in names:
             out.append(f"{where}: ${{{ref}}} refers to no earlier step named {name!r}")
+        elif name is not None and ref.endswith(".run") and names[name]:
+            out.append(f"{where}: ${{{ref}}}: step {name!r} is {names[name]} and prints no run id")
     return out

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import outcomes
+from . import outcomes, report_explain
 from .outcomes import CaseResult
 
 COLUMNS = (outcomes.PASS, outcomes.FAIL, outcomes.ERROR, outcomes.CRASH, outcomes.TIMEOUT, outcomes.XFAIL,
            outcomes.XPASS, outcomes.SKIP, outcomes.NOT_APPLICABLE)
 SHORT = {outcomes.NOT_APPLICABLE: "n/a"}
 DIFF_WIDTH = 300
+PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
 
 
 def _table(title: str, groups: dict[str, list[CaseResult]]) -> list[str]:
@@ -44,15 +46,26 @@ def failure_block(r: CaseResult, rerun: str) -> list[str]:
         lines.append(f"  first difference at {first['path']}: {first['message']}")
         for m in r.mismatches[:5]:
             lines.append(f"    {m['path']}")
-            lines.append(f"      - expected: {_short(m.get('expected'))}")
-            lines.append(f"      + actual:   {_short(m.get('actual'))}")
+            diff = report_explain.text_diff_lines(m.get("expected"), m.get("actual")) \
+                if "output_contains[" in m["path"] else []
+            lines += diff or [f"      - expected: {_short(m.get('expected'))}",
+                              f"      + actual:   {_short(m.get('actual'))}"]
         if len(r.mismatches) > 5:
             lines.append(f"    … and {len(r.mismatches) - 5} more")
     elif r.message:
         for text in r.message.splitlines()[:12]:
             lines.append(f"  {text}")
+    lines += report_explain.explanation_lines(r.explanation)
     lines.append(f"  rerun: {rerun}")
     return lines
+
+
+def not_applicable_line(results: list[CaseResult]) -> str:
+    """Not-applicable cases grouped by what their driver lacked, largest group first. A case
+    lacking several needs is counted once, under all of them together, so the counts add up."""
+    groups = Counter(" + ".join(r.lacking) or "?" for r in results if r.outcome == outcomes.NOT_APPLICABLE)
+    parts = "; ".join(f"{need}: {n}" for need, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"not applicable: {sum(groups.values())} ({parts})"
 
 
 def render(results: list[CaseResult], coverage: dict[str, int], implementation: str,
@@ -62,6 +75,8 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     out: list[str] = [f"teamai-conformance: {len(results)} cases against {implementation}"]
     totals = Counter(r.outcome for r in results)
     out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
+    if totals[outcomes.NOT_APPLICABLE]:
+        out.append(not_applicable_line(results))
     out.append("")
     by_area: dict[str, list[CaseResult]] = defaultdict(list)
     by_agent: dict[str, list[CaseResult]] = defaultdict(list)
@@ -85,28 +100,43 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     bad = [r for r in results if r.outcome in outcomes.UNEXPECTED]
     for r in bad:
         out += failure_block(r, rerun(r.id)) + [""]
+    rollup = report_explain.failing_clauses(bad)
+    out += rollup + ([""] if rollup else [])
     verdict = "all outcomes as expected" if not bad else f"{len(bad)} unexpected outcome(s)"
     out.append(verdict)
     return "\n".join(out) + "\n"
 
 
 class Progress:
-    """One line, rewritten in place, while cases finish (only on a terminal)."""
+    """How far a run is, on stderr. On a terminal: one line, rewritten in place as cases finish.
+    Elsewhere (a CI log, a pipe): a plain line when a case finishes at least ``every`` seconds
+    after the last one, so a long run is never silent for long and a short one prints nothing."""
 
-    def __init__(self, stream: IO[str], total: int) -> None:
+    def __init__(self, stream: IO[str], total: int, every: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
         self.total = total
         self.counts: Counter[str] = Counter()
         self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+        self.every = PROGRESS_EVERY if every is None else every
+        self.clock = clock
+        self.started = self.last = clock()
 
     def __call__(self, result: CaseResult) -> None:
         self.counts[result.outcome] += 1
-        if not self.enabled:
-            return
         done = sum(self.counts.values())
-        parts = ", ".join(f"{SHORT.get(c, c)} {self.counts[c]}" for c in COLUMNS if self.counts[c])
-        self.stream.write(f"\r[{done}/{self.total}] {parts} ({result.id})\033[K")
-        self.stream.flush()
+        if self.enabled:
+            parts = ", ".join(f"{SHORT.get(c, c)} {self.counts[c]}" for c in COLUMNS if self.counts[c])
+            self.stream.write(f"\r[{done}/{self.total}] {parts} ({result.id})\033[K")
+            self.stream.flush()
+            return
+        now = self.clock()
+        if now - self.last >= self.every:
+            self.last = now
+            unexpected = sum(n for c, n in self.counts.items() if c in outcomes.UNEXPECTED)
+            self.stream.write(f"teamai-conformance: {done}/{self.total} cases done, {unexpected} unexpected so far "
+                              f"({now - self.started:.0f} s)\n")
+            self.stream.flush()
 
     def finish(self) -> None:
         if self.enabled:

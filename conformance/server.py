@@ -2,7 +2,7 @@
 
 Used by ``teamai-conformance driver reference`` and by the harness's own fake drivers. A
 message that cannot be handled gets an ``ok: false`` answer with the traceback; the loop only
-ends at ``stop`` or end of input.
+ends at ``stop``, at end of input, or when nobody reads the answers any more.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import protocol
+from . import pipes, protocol
 
 
 def serve(handler: Callable[[dict[str, Any]], dict[str, Any]], stdin: IO[bytes] | None = None,
@@ -31,8 +31,12 @@ def serve(handler: Callable[[dict[str, Any]], dict[str, Any]], stdin: IO[bytes] 
         except Exception as exc:
             answer = {"seq": seq, "ok": False,
                       "error": {"message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}}
-        sink.write(protocol.encode(answer))
-        sink.flush()
+        try:
+            sink.write(protocol.encode(answer))
+            sink.flush()
+        except BrokenPipeError:  # the harness stopped reading: nobody is left to answer
+            pipes.silence(sink)
+            break
         if isinstance(message, dict) and message.get("cmd") == "stop":
             break
     return 0

@@ -35,7 +35,8 @@ class SubstitutionError(ValueError):
 
 
 class NotPrinted(SubstitutionError):
-    """A reference to what a step should have printed but did not: the implementation's fault."""
+    """A reference to what a step should have printed but did not: the implementation's fault
+    (a ``fail`` at the place that needed it), never the scenario's."""
 
     def __init__(self, message: str, step: str, what: str) -> None:
         super().__init__(message)
@@ -47,7 +48,7 @@ class NotPrinted(SubstitutionError):
 class Context:
     """What substitutions resolve against: earlier steps and the sandbox the driver answered."""
 
-    steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"run", "output"}
+    steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"run", "output", "silent"}
     paths: dict[str, str] = field(default_factory=dict)
     user_paths: dict[str, str] = field(default_factory=dict)
     roots: dict[str, Any] = field(default_factory=dict)
@@ -60,9 +61,13 @@ class Context:
             name, what = step.groups()
             if name not in self.steps:
                 raise SubstitutionError(f"${{{ref}}}: no earlier step is named {name!r}")
+            silent = self.steps[name].get("silent") if what == "run" else None
+            if silent:
+                raise SubstitutionError(f"${{{ref}}}: step {name!r} is {silent} and prints no run id")
             value = self.steps[name].get(what)
             if value is None:
-                raise NotPrinted(f"${{{ref}}}: step {name!r} printed no {what}", name, what)
+                raise NotPrinted(f"${{{ref}}}: step {name!r} printed no {'run id' if what == 'run' else what}",
+                                 name, what)
             return str(value)
         if ref.startswith("path:"):
             return self._asset(ref[5:], self.paths, "team", learnings=True)
@@ -119,6 +124,14 @@ def where(tree_path: str, team: str, learnings_roots: Any = None) -> str:
     if tree_path.startswith("skills/") and not tree_path.endswith(".md"):
         return posixpath.join(team, tree_path, "SKILL.md")
     return posixpath.join(team, tree_path)
+
+
+def silent_step(action: str | None, check: Any = False) -> str | None:
+    """What a step is, when it is one that never prints a run id (so ``${name.run}`` naming it is
+    a fault of the scenario); ``None`` for a recall that searched, which must print one."""
+    if action != "recall":
+        return f"a {action} step"
+    return "a --check recall (not a run)" if check else None
 
 
 def references(value: Any) -> list[str]:

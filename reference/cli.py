@@ -3,10 +3,11 @@
 Exit codes (a script can rely on them):
 
 =====  ==============================================================
-0      done (recall printed its hits, or the no-hit line)
-1      a check said no: ``recall --check`` found nothing, ``review`` found a fail
+0      done (recall printed its hits, or the no-hit line, even when it could not record the run)
+1      a check said no: ``recall --check`` found nothing, ``review`` found a fail,
+       ``doctor`` found what would make a hook record nothing
 2      usage: unknown command or option, empty query, bad argument
-3      the team folder or a given file cannot be used
+3      the team folder, the state folder (``TEAMAI_HOME``) or a given file cannot be used
 4      busy: a lock stayed held past the bounded wait; try again
 =====  ==============================================================
 
@@ -40,14 +41,20 @@ class Io:
         self.stderr = stderr
 
     def warn(self, message: str) -> None:
-        self.stderr.write(f"teamai-ref: warning: {message}\n")
+        self.stderr.write(f"teamai-ref: warning: {one_line(message)}\n")
 
     def error(self, message: str) -> None:
-        self.stderr.write(f"teamai-ref: error: {message}\n")
+        self.stderr.write(f"teamai-ref: error: {one_line(message)}\n")
+
+
+def one_line(message: str) -> str:
+    """A message as one line: a tool that wraps another's error text must not spill lines."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 class _Usage(Exception):
-    pass
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: error: {one_line(message)} (see {prog} --help)")
 
 
 def _team_args(p: argparse.ArgumentParser) -> None:
@@ -84,7 +91,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             super().__init__(*args, **kwargs)
 
         def error(self, message: str) -> None:  # type: ignore[override]
-            raise _Usage(f"{self.prog}: {message}")
+            raise _Usage(self.prog, message)
 
     parser = _Parser(prog="teamai-ref", description="Reference implementation of TeamAI recall (#884, #1552).")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
@@ -93,12 +100,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("recall", help="search the team's knowledge and record the run")
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("--check", action="store_true", help="only say whether recall would find something")
-    p.add_argument("--caller", help=argparse.SUPPRESS)
-    p.add_argument("--limit", type=int, default=5, help=argparse.SUPPRESS)
+    p.add_argument("--caller", metavar="NAME",
+                   help="who runs this recall; the recall subagent passes --caller teamai-recall, and its own "
+                        "reads of the hits then never upvote them (#884)")
+    p.add_argument("--limit", type=int, default=5, metavar="N", help="print at most N hits (default: 5)")
     _team_args(p)
 
     p = sub.add_parser("index", help="bring the search index up to date and report it")
     _team_args(p)
+
+    # Parsed by hook.dispatch without argparse (a hook is a fresh process on every tool call); listed
+    # here so that help shows it.
+    sub.add_parser("hook-dispatch", add_help=False,
+                   help="the hook agents call: a payload on stdin; always exits 0 (hook-dispatch --help)")
 
     for name, module, helptext in _EXTRA:
         sp = sub.add_parser(name, help=helptext)
@@ -117,7 +131,57 @@ _EXTRA: list[tuple[str, str, str]] = [
     ("stats", "stats", "show recall for the last 10 sessions"),
     ("hook-command", "hook.command", "print the fastest command line for an agent's hook settings"),
     ("replay", "hook.replay", "explain what the hook would record for saved payloads, writing nothing"),
+    ("doctor", "doctor", "say what a hook line would do here, and how to fix what would stop it"),
+    ("capture", "capture.command", "record the payloads an agent's hook gets (scrubbed), then run the hook"),
 ]
+
+
+_RECALL_VALUES = {"--caller": "caller", "--limit": "limit", "--team": "team", "--user-team": "user_team"}
+
+
+def plain_recall(argv: Sequence[str]) -> argparse.Namespace | None:
+    """``recall`` in the shape agents and people type it (the query's words, full option names
+    before or after them, option values that do not start with ``-``), parsed without argparse,
+    whose import and parser cost a recall about 4 ms. ``None`` for any other command line, which
+    argparse parses and, where it is wrong, explains. For every line this accepts, argparse gives
+    the same values (a property test checks it)."""
+    if len(argv) < 2 or argv[0] != "recall":
+        return None
+    values: dict[str, Any] = {"caller": None, "limit": 5, "team": None, "user_team": None}
+    check = False
+    query: list[str] = []
+    after_query = False
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if not arg.startswith("-"):
+            if after_query:
+                return None  # words on both sides of an option: argparse says what is wrong
+            query.append(arg)
+            continue
+        after_query = bool(query)
+        if arg == "--check":
+            check = True
+            continue
+        name = _RECALL_VALUES.get(arg)
+        if name is None or i == len(argv) or argv[i].startswith("-"):
+            return None
+        value = argv[i]
+        i += 1
+        if name == "limit":
+            try:
+                values[name] = int(value)
+            except ValueError:
+                return None
+        else:
+            values[name] = value
+    if not query:
+        return None
+    import types  # already loaded by the interpreter's own start
+
+    return types.SimpleNamespace(command="recall", version=False, query=query,  # type: ignore[return-value]
+                                 check=check, **values)
 
 
 def _load_config(args: argparse.Namespace, io: Io) -> Config:
@@ -125,10 +189,9 @@ def _load_config(args: argparse.Namespace, io: Io) -> Config:
 
     cfg = config.load(io.env, getattr(args, "team", None), getattr(args, "user_team", None))
     for scope in cfg.scopes:
-        if not os.path.isdir(scope.team):
-            raise config.ConfigError(f"team folder {scope.team} does not exist; pass --team DIR")
-        if not os.access(scope.team, os.R_OK | os.X_OK):
-            raise config.ConfigError(f"team folder {scope.team} cannot be read; check its permissions")
+        problem = config.team_problem(scope.team)
+        if problem:
+            raise config.ConfigError(problem)
     return cfg
 
 
@@ -141,14 +204,17 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         return EXIT_USAGE
     cfg = _load_config(args, io)
     try:
-        searched = recall.search(cfg, query, io.warn, max(1, args.limit))
+        searched = recall.search(cfg, query, io.warn, max(1, args.limit), write=not args.check)
     except recall.EmptyQuery:
         io.error("the query has no words to search for; say what to look for")
         return EXIT_USAGE
-    if args.check:
-        io.stdout.write(render.render_check(len(searched.hits)))
-        return EXIT_OK if searched.hits else EXIT_NO
-    hits = relations_view.attach(cfg, searched)
+    try:
+        if args.check:
+            io.stdout.write(render.render_check(len(searched.hits)))
+            return EXIT_OK if searched.hits else EXIT_NO
+        hits = relations_view.attach(cfg, searched)
+    finally:
+        searched.close()
     run_id = None
     if not config.recording_disabled(io.env):
         run_id = recall.record(cfg, hits, args.caller, io.warn)
@@ -158,12 +224,24 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
 
 def cmd_index(args: argparse.Namespace, io: Io) -> int:
     from . import index
+    from .clock import now
+    from .storage import lock_wait
 
     cfg = _load_config(args, io)
     for scope in cfg.scopes:
-        conn = index.open_index(scope)
-        changed = index.refresh(conn, scope, io.warn)
-        total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+        try:
+            conn = index.open_index(scope, io.warn, lock_wait(io.env))
+        except index.IndexUnwritable as exc:
+            io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
+            return EXIT_INPUT
+        try:
+            changed = index.refresh(conn, scope, io.warn, now(io.env).timestamp(), force=True)  # every file
+            total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+        except index.IndexUnwritable as exc:
+            io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
+            return EXIT_INPUT
+        finally:
+            conn.close()
         io.stdout.write(f"{scope.name}: {total} assets indexed ({changed} changed) in {scope.index_path}\n")
     return EXIT_OK
 
@@ -176,16 +254,23 @@ def run(argv: Sequence[str], io: Io) -> int:
     if argv and argv[0] == "hook-dispatch":
         from .hook import dispatch
 
-        return dispatch.main(list(argv[1:]), io.env, io.stdin, io.stderr)
+        return dispatch.main(list(argv[1:]), io.env, io.stdin, io.stderr, io.stdout)
+    if argv and argv[0] == "capture":  # a hook too: never a usage exit, and "--" ends its own options
+        from .capture import command as capture
+
+        return capture.main(list(argv[1:]), io)
     from . import config, index
     from .clock import ClockError
+    from .ledger import YamlUnavailable
     from .storage import Busy
 
-    try:
-        args = build_parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(list(argv))
-    except _Usage as exc:
-        io.error(str(exc))
-        return EXIT_USAGE
+    args = plain_recall(argv)
+    if args is None:
+        try:
+            args = build_parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(list(argv))
+        except _Usage as exc:  # already "<command>: error: ...", argparse's own form
+            io.stderr.write(f"{exc}\n")
+            return EXIT_USAGE
     if args.version:
         from . import __version__
 
@@ -209,9 +294,28 @@ def run(argv: Sequence[str], io: Io) -> int:
     except Busy as exc:
         io.error(str(exc))
         return EXIT_BUSY
-    except index.IndexError_ as exc:
-        io.error(f"{exc}; another process may hold it, try again")
+    except index.IndexBusy as exc:
+        io.error(f"{exc}; try again")
         return EXIT_BUSY
+    except YamlUnavailable as exc:
+        io.error(f"{exc}; install PyYAML there")
+        return EXIT_INPUT
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # the state folder (TEAMAI_HOME) cannot be used
+        io.error(_os_problem(exc, io.env))
+        return EXIT_INPUT
+
+
+def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
+    from .config import home_dir
+
+    where = exc.filename if isinstance(exc.filename, str) else ""
+    text = f"{where}: {exc.strerror or exc}" if where else str(exc.strerror or exc)
+    home = home_dir(env)
+    if not where or where == home or where.startswith(home + os.sep):
+        return f"{text}; the state folder {home} cannot be used: set TEAMAI_HOME to a writable folder"
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,6 +43,10 @@ class Scope:
         return os.path.join(self.state_dir, "recall-log.lock")
 
     @property
+    def checkpoint_path(self) -> str:
+        return os.path.join(self.state_dir, "recall-log.checkpoint")
+
+    @property
     def ledger_path(self) -> str:
         return os.path.join(self.state_dir, "votes.yaml")
 
@@ -114,6 +118,18 @@ def _digest(path: str) -> str:
     except ImportError:  # pragma: no cover - other Python builds
         from hashlib import sha256
     return str(sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16])
+
+
+def team_problem(path: str) -> str | None:
+    """What makes ``path`` unusable as a team folder, in one line; None when it can be used."""
+    if os.path.isdir(path):
+        if os.access(path, os.R_OK | os.X_OK):
+            return None
+        return f"team folder {path} cannot be read; check its permissions"
+    if os.path.exists(path):
+        what = "is a file, not a folder" if os.path.isfile(path) else "is not a folder"
+        return f"team folder {path} {what}; pass --team DIR"
+    return f"team folder {path} does not exist; pass --team DIR"
 
 
 def home_dir(env: Mapping[str, str]) -> str:

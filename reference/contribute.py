@@ -9,6 +9,12 @@ The file goes into the first learnings root of the active scope, named
 ``<slug of the title>-<YYYY-MM-DD>-<6 hex of the content's SHA-256>.md`` (the date from the one
 clock). An existing file is never overwritten. The title given becomes the ``title:`` of the
 frontmatter when the file has none; nothing else of the file changes.
+
+Frontmatter that cannot be read (not YAML, not a mapping, no closing ``---``) is published too,
+as written, with a ``⚠ frontmatter:`` warning: contribute only warns, as it does for
+relations, and teamai's own contribute publishes such a file as it is. It is left unedited
+because a line added to a block that does not parse could change what the block means once it
+is fixed; until then the index reads its body (and titles it from a heading or its file name).
 """
 
 from __future__ import annotations
@@ -48,10 +54,11 @@ def slug(title: str) -> str:
 
 
 def with_title(text: str, title: str) -> str:
-    """``text`` with ``title:`` set in its frontmatter when it has no usable title."""
+    """``text`` with ``title:`` set in its frontmatter when it has no usable title (a frontmatter
+    that cannot be read is left as it is)."""
     parsed = frontmatter.split(text)
     if parsed.problem:
-        raise ContributeError(f"{parsed.problem}; fix the frontmatter and contribute again")
+        return text
     if frontmatter.text_field(parsed.meta, "title") is not None:
         return text
     line = "title: " + json.dumps(title, ensure_ascii=False)
@@ -97,8 +104,9 @@ def run(args: argparse.Namespace, io: Io) -> int:
         return EXIT_USAGE
     cfg = config.load(io.env, args.team, args.user_team)
     scope = cfg.active
-    if not os.path.isdir(scope.team):
-        raise config.ConfigError(f"team folder {scope.team} does not exist; pass --team DIR")
+    problem = config.team_problem(scope.team)
+    if problem:
+        raise config.ConfigError(problem)
     try:
         with open(args.file, "rb") as fh:
             text = frontmatter.decode(fh.read())
@@ -109,9 +117,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
     except UnicodeDecodeError:
         io.error(f"{args.file}: not UTF-8 text; save it as UTF-8 and contribute again")
         return EXIT_INPUT
-    except ContributeError as exc:
-        io.error(f"{args.file}: {exc}")
-        return EXIT_INPUT
+    problem = frontmatter.split(text).problem
     data = text.encode("utf-8")
     name = f"{slug(title)}-{now(io.env).strftime('%Y-%m-%d')}-{hashlib.sha256(data).hexdigest()[:6]}"
     present = {a.tree_path for a in tree.walk(scope.team, scope.learnings_roots)}
@@ -128,6 +134,9 @@ def run(args: argparse.Namespace, io: Io) -> int:
     except OSError as exc:
         io.error(f"{scope.learnings_roots[0]}: cannot write the learning ({exc.strerror}); nothing was published")
         return EXIT_INPUT
+    if problem:
+        io.stdout.write(f"⚠ frontmatter: {problem}; published as written, so its title, tags and related: "
+                        "are not read until the frontmatter is fixed\n")
     for finding in found:
         io.stdout.write(f"⚠ related: {finding.contribute_text()}\n")
     io.stdout.write(f"Published learnings/{name} to {path}\n")

@@ -10,46 +10,38 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import sqlite3
 from collections.abc import Callable, Iterable
 
-from . import frontmatter, tree
+from . import ranking, tree
+from ._sqlite import sqlite3
 from .config import Scope
 from .storage import ensure_dir
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
+
+    from . import asset_rows
 else:
     from ._tuples import NamedTuple
 
-INDEX_VERSION = "9"
-MAX_INDEXED_BYTES = 1 << 20  # a larger asset is indexed up to here, with a warning
-SNIPPET_CHARS = 160
-WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
+INDEX_VERSION = "11"
 FULL_SCAN_LIMIT = 4000  # trees up to this many assets stat every file on every recall
 FULL_SCAN_EVERY = 300.0  # seconds; larger trees are walked at least this often
-
-_STOP = frozenset(
-    "a an and are as at be but by for from how i if in into is it its me my of on or our so that the "
-    "their then there these this to was we what when where which who why will with you your do does did "
-    "can could should would".split()
-)
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-# Chinese, Japanese and Korean text has no spaces between words: each character is indexed as a
-# token of its own and a query word written in these scripts is searched as a phrase of them.
-_CJK = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
-
-
-def spaced(text: str) -> str:
-    return _CJK.sub(r" \1 ", text)
 
 Warn = Callable[[str], None]
 
 
 class IndexError_(RuntimeError):
-    """The index cannot be opened or written (locked beyond the busy timeout, unwritable...)."""
+    """The stored index cannot be used: its state folder cannot be written, or SQLite refused."""
+
+
+class IndexBusy(IndexError_):
+    """Another process held the index past the bounded wait. Busy is never a reason to rebuild."""
+
+
+class IndexUnwritable(IndexError_):
+    """The state folder (or the index file) cannot be written."""
 
 
 class Entry(NamedTuple):
@@ -66,66 +58,177 @@ class Entry(NamedTuple):
     score: float = 0.0
 
 
-_SCHEMA = """
-CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE assets(
-  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, tree_path TEXT NOT NULL,
-  key TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, indexed INTEGER NOT NULL,
-  title TEXT, author TEXT, date TEXT, tags TEXT, relations TEXT, snippet TEXT, codebase TEXT);
-CREATE INDEX assets_tree ON assets(tree_path);
-CREATE INDEX assets_key ON assets(kind, key);
-CREATE TABLE edges(source INTEGER NOT NULL, target TEXT NOT NULL);
-CREATE INDEX edges_target ON edges(target);
-CREATE TABLE dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize='porter unicode61 remove_diacritics 2');
-"""
+_SCHEMA = (
+    "CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE assets("
+    "id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, tree_path TEXT NOT NULL,"
+    " key TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, indexed INTEGER NOT NULL,"
+    " title TEXT, author TEXT, date TEXT, tags TEXT, relations TEXT, snippet TEXT, codebase TEXT)",
+    "CREATE INDEX assets_tree ON assets(tree_path)",
+    "CREATE INDEX assets_key ON assets(kind, key)",
+    "CREATE TABLE edges(source INTEGER NOT NULL, target TEXT NOT NULL)",
+    "CREATE INDEX edges_target ON edges(target)",
+    "CREATE TABLE dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL)",
+    # The two views ranking.py scores (see fields.py for what the heads are).
+    "CREATE VIRTUAL TABLE bodies USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE heads USING fts5(title, tags, about, name,"
+    " tokenize='porter unicode61 remove_diacritics 2')",
+)
 
 
-def query_terms(query: str) -> list[str]:
-    """Distinct lower-case words of a query, stop words dropped (all kept if all are stop words)."""
-    words = [" ".join(spaced(w).split()) for w in _TOKEN.findall(query.lower())]
-    seen: dict[str, None] = {}
-    for w in words:
-        if w not in _STOP:
-            seen.setdefault(w, None)
-    if not seen:
-        for w in words:
-            seen.setdefault(w, None)
-    return list(seen)
+# SQLite's primary result codes that decide what a failure means (``sqlite_errorcode & 0xff``).
+_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED: someone else holds it; wait, never rebuild
+_CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB: the only reasons to delete the file
 
 
-def _connect(path: str, busy_ms: int) -> sqlite3.Connection:
-    if not os.path.exists(path):  # SQLite gives its -wal and -shm files the database's mode
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-    conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
+def _code(exc: BaseException) -> int:
+    return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+def _failure(exc: sqlite3.Error, path: str) -> IndexError_:
+    """The index error a SQLite error means."""
+    if _code(exc) in _BUSY_CODES:
+        return IndexBusy(f"index {path} is busy (another process is writing it: {exc})")
+    return IndexUnwritable(f"index {path} cannot be written ({exc})")
+
+
+def _connect(path: str, busy_s: float, read_only: bool = False) -> sqlite3.Connection:
+    busy_ms = max(0, int(busy_s * 1000))
+    if read_only:
+        from urllib.parse import quote  # only the read-only fallback pays for it
+
+        uri = "file:" + quote(path) + "?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, timeout=busy_ms / 1000, isolation_level=None)
+    else:
+        if not os.path.exists(path):  # SQLite gives its -wal and -shm files the database's mode
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout={busy_ms}")
     return conn
 
 
-def open_index(scope: Scope, busy_ms: int = 5000) -> sqlite3.Connection:
-    """Open (or create, or rebuild after a version change) the index of ``scope``."""
-    ensure_dir(scope.state_dir)
+def _version(conn: sqlite3.Connection) -> str | None:
+    """The format version stored in the file; ``None`` for an empty (new) or foreign database."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE name='version'").fetchone()
+    except sqlite3.OperationalError as exc:
+        if _code(exc) == 1 and "no such table" in str(exc):
+            return None
+        raise
+    return row[0] if row else None
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.execute("INSERT INTO meta(name, value) VALUES('version', ?)", (INDEX_VERSION,))
+
+
+def memory() -> sqlite3.Connection:
+    """An empty index in memory: what recall searches when the stored one cannot be used."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    _create(conn)
+    return conn
+
+
+def copy_to_memory(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """A private copy of an index, to bring up to date without writing the stored file."""
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    conn.backup(mem)
+    return mem
+
+
+def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> sqlite3.Connection:
+    """Open the stored index of ``scope`` for reading and writing, creating it, or rebuilding it
+    when its format version differs or the file is corrupt (each said on one line).
+
+    Raises :class:`IndexBusy` when another process holds it past ``busy_s`` seconds, and
+    :class:`IndexUnwritable` when the state folder or the file cannot be written. A busy index
+    is never deleted: only SQLite's "corrupt" and "not a database" answers remove the file.
+    """
+    if warn is None:
+        warn = _quiet
     path = scope.index_path
     try:
-        conn = _connect(path, busy_ms)
+        ensure_dir(scope.state_dir)
+        conn = _connect(path, busy_s)
+    except OSError as exc:
+        raise IndexUnwritable(f"the state folder {scope.state_dir} cannot be written "
+                              f"({exc.strerror or exc})") from exc
+    except sqlite3.Error as exc:
+        raise _failure(exc, path) from exc
+    try:
         try:
-            row = conn.execute("SELECT value FROM meta WHERE name='version'").fetchone()
-        except sqlite3.DatabaseError:
-            row = None
-        if row is not None and row[0] == INDEX_VERSION:
-            return conn
-        conn.close()
-        _rebuild_file(path)
-        conn = _connect(path, busy_ms)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-        conn.execute("INSERT INTO meta(name, value) VALUES('version', ?)", (INDEX_VERSION,))
+            version = _version(conn)
+        except sqlite3.DatabaseError as exc:
+            if _code(exc) not in _CORRUPT_CODES:
+                raise
+            conn.close()
+            warn(f"index {path} is corrupt ({exc}); rebuilding it from the team tree")
+            _remove_files(path)
+            conn = _connect(path, busy_s)
+            version = None
+        if version != INDEX_VERSION:
+            _build(conn, path, warn)
         return conn
-    except sqlite3.OperationalError as exc:
-        raise IndexError_(f"index {path} cannot be opened: {exc}") from exc
+    except sqlite3.Error as exc:
+        conn.close()
+        raise _failure(exc, path) from exc
+    except OSError as exc:
+        raise IndexUnwritable(f"index {path} cannot be written ({exc.strerror or exc})") from exc
 
 
-def _rebuild_file(path: str) -> None:
+def _quiet(message: str) -> None:
+    pass
+
+
+def _build(conn: sqlite3.Connection, path: str, warn: Warn) -> None:
+    """Create the schema, or replace an old one, in place and in one transaction, so a process
+    that has the file open meanwhile sees the old index or the new one, never a missing file."""
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = _version(conn)  # again: another process may have built it while this one waited
+        if version != INDEX_VERSION:
+            tables = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+                                  " AND name NOT LIKE 'sqlite_%'").fetchall()
+            if tables:
+                warn(f"index {path} was written by another version of teamai-ref; rebuilding it once")
+            virtual = [n for n, sql in tables if (sql or "").upper().startswith("CREATE VIRTUAL")]
+            for name in virtual:  # dropping a virtual table drops its shadow tables
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+            for name, _ in tables:
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+            _create(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def open_readonly(scope: Scope) -> sqlite3.Connection | None:
+    """The stored index for reading only, when it exists at this format version; else ``None``.
+
+    Opened as immutable: SQLite then takes no lock and creates no ``-wal``/``-shm`` file, so
+    nothing in the state folder is written or created. It also means the last commits still in a
+    ``-wal`` file are not seen, and a checkpoint running meanwhile can make a read fail; both are
+    safe here, because what is read is compared with the tree and brought up to date in a
+    private copy (:func:`refresh` with ``dry``), and a read that fails falls back to a copy of
+    the tree in memory."""
+    path = scope.index_path
+    if not os.path.isfile(path):
+        return None
+    try:
+        conn = _connect(path, 0, read_only=True)
+        if _version(conn) == INDEX_VERSION:
+            return conn
+    except sqlite3.Error:
+        return None
+    conn.close()
+    return None
+
+
+def _remove_files(path: str) -> None:
     for suffix in ("", "-wal", "-shm"):
         try:
             os.unlink(path + suffix)
@@ -133,80 +236,45 @@ def _rebuild_file(path: str) -> None:
             pass
 
 
-def _read_asset(asset: tree.AssetFile, warn: Warn) -> tuple[frontmatter.Parsed, bool] | None:
-    try:
-        with open(asset.path, "rb") as fh:
-            data = fh.read(MAX_INDEXED_BYTES + 1)
-    except OSError as exc:
-        warn(f"{asset.path}: cannot be read ({exc.strerror}); skipped. Check its permissions.")
-        return None
-    truncated = len(data) > MAX_INDEXED_BYTES
-    if truncated:  # cut at the last line break, so no character is split
-        data = data[:MAX_INDEXED_BYTES].rsplit(b"\n", 1)[0]
-    try:
-        text = frontmatter.decode(data)
-    except UnicodeDecodeError:
-        warn(f"{asset.path}: not UTF-8 text; skipped. Save it as UTF-8 or remove it.")
-        return None
-    if truncated:
-        warn(f"{asset.path}: larger than {MAX_INDEXED_BYTES >> 20} MiB; only the start is indexed. "
-             "Split it into smaller assets.")
-    return frontmatter.split(text), truncated
+def _store(conn: sqlite3.Connection, prepared: Iterable[asset_rows.Prepared]) -> None:
+    """Write prepared assets with ids counting up from the largest one (the id SQLite would give
+    each in turn), a batch at a time: one statement per table instead of four per file."""
+    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM assets").fetchone()[0]
+    batch: list[asset_rows.Prepared] = []
+    for item in prepared:
+        batch.append(item)
+        if len(batch) == _BATCH:
+            _store_batch(conn, batch, next_id)
+            next_id += len(batch)
+            batch = []
+    if batch:
+        _store_batch(conn, batch, next_id)
 
 
-def _heading(body: str) -> str | None:
-    """The body's first line when it is a level-one Markdown heading."""
-    for line in body.split("\n", 20)[:20]:
-        if line.strip():
-            return line[2:].strip() or None if line.startswith("# ") else None
-    return None
+_BATCH = 256
 
 
-def _title(asset: tree.AssetFile, meta: dict[str, Any], body: str) -> str:
-    """Frontmatter title (a skill's name), else the body's leading ``# heading``, else the file name."""
-    title = frontmatter.text_field(meta, "title")
-    if title is None and asset.kind == tree.SKILL:
-        title = frontmatter.text_field(meta, "name")
-    if title is None:
-        title = _heading(body)
-    if title is None:
-        title = asset.key.rsplit("/", 1)[-1]
-    return " ".join(title.split())
-
-
-def _snippet(body: str) -> str:
-    text = " ".join(body.split())
-    return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
-
-
-def _insert(conn: sqlite3.Connection, asset: tree.AssetFile, warn: Warn) -> None:
-    read = _read_asset(asset, warn)
-    if read is None:
-        conn.execute(
-            "INSERT INTO assets(path, kind, tree_path, key, mtime_ns, size, indexed) VALUES(?,?,?,?,?,?,0)",
-            (asset.path, asset.kind, asset.tree_path, asset.key, asset.mtime_ns, asset.size))
-        return
-    parsed, _ = read
-    from .relations import extract  # only indexing needs it
-    if parsed.problem:
-        warn(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
-    meta = parsed.meta
-    title = _title(asset, meta, parsed.body)
-    tags = frontmatter.tags_field(meta)
-    relations = extract.outgoing(asset.kind, asset.tree_path, meta, parsed.body) if not parsed.problem \
-        else extract.outgoing(asset.kind, asset.tree_path, {}, parsed.body)
-    cur = conn.execute(
-        "INSERT INTO assets(path, kind, tree_path, key, mtime_ns, size, indexed, title, author, date, tags,"
-        " relations, snippet, codebase) VALUES(?,?,?,?,?,?,1,?,?,?,?,?,?,?)",
-        (asset.path, asset.kind, asset.tree_path, asset.key, asset.mtime_ns, asset.size, title,
-         frontmatter.text_field(meta, "author"), frontmatter.text_field(meta, "date"),
-         json.dumps(tags, ensure_ascii=False), json.dumps(relations, ensure_ascii=False, sort_keys=True),
-         _snippet(parsed.body) if asset.kind == tree.WIKI else None, asset.codebase))
-    rowid = cur.lastrowid
-    conn.execute("INSERT INTO fts(rowid, title, tags, body) VALUES(?,?,?,?)",
-                 (rowid, spaced(title), spaced(" ".join(tags)), spaced(parsed.body)))
-    targets = {t for _, t in relations.get("declared", ())} | set(relations.get("links", ()))
-    conn.executemany("INSERT INTO edges(source, target) VALUES(?, ?)", [(rowid, t) for t in sorted(targets)])
+def _store_batch(conn: sqlite3.Connection, batch: list[asset_rows.Prepared], first_id: int) -> None:
+    assets: list[tuple[Any, ...]] = []
+    heads: list[tuple[Any, ...]] = []
+    bodies: list[tuple[int, str]] = []
+    edges: list[tuple[int, str]] = []
+    for rowid, item in enumerate(batch, first_id):
+        a = item.asset
+        if item.columns is None:
+            assets.append((rowid, a.path, a.kind, a.tree_path, a.key, a.mtime_ns, a.size, 0,
+                           None, None, None, None, None, None, None))
+            continue
+        assets.append((rowid, a.path, a.kind, a.tree_path, a.key, a.mtime_ns, a.size, 1, *item.columns, a.codebase))
+        heads.append((rowid, *item.heads))
+        bodies.append((rowid, item.body))
+        edges.extend((rowid, t) for t in item.targets)
+    conn.executemany(
+        "INSERT INTO assets(id, path, kind, tree_path, key, mtime_ns, size, indexed, title, author, date, tags,"
+        " relations, snippet, codebase) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", assets)
+    conn.executemany("INSERT INTO heads(rowid, title, tags, about, name) VALUES(?,?,?,?,?)", heads)
+    conn.executemany("INSERT INTO bodies(rowid, body) VALUES(?,?)", bodies)
+    conn.executemany("INSERT INTO edges(source, target) VALUES(?, ?)", edges)
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> str | None:
@@ -240,14 +308,19 @@ def _inside_clause(column: str, folders: list[str]) -> tuple[str, list[str]]:
     return " OR ".join(parts), args
 
 
-def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False) -> int:
+def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False,
+            dry: bool = False) -> int:
     """Bring the index in line with the files on disk; returns how many assets changed.
 
     Small trees (up to ``FULL_SCAN_LIMIT`` assets) are checked file by file on every call. In
     larger ones a stat per file would dominate the recall, so only the folders whose mtime moved
     (an asset added, removed or renamed, a checkout, an editor's save-by-rename) are walked again;
     everything is walked when the last full walk is ``FULL_SCAN_EVERY`` seconds old, or when a
-    hit's own file changed (``force``, see :func:`changed_paths`).
+    hit's own file changed (``force``, see :func:`changed_paths`). With ``dry`` nothing is
+    written: the count says whether a private copy needs refreshing.
+
+    Raises :class:`IndexBusy` when another process holds the write lock past the wait, and
+    :class:`IndexUnwritable` when the file cannot be written.
     """
     changed = None if force else _changed_dirs(conn, now_s)
     if changed is not None and not changed:
@@ -262,51 +335,109 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     where, args = _inside_clause("path", changed) if changed is not None else ("1", [])
     select = f"SELECT id, path, tree_path, mtime_ns, size FROM assets WHERE {where}"
     stored = {tuple(r[1:]): r[0] for r in conn.execute(select, args)}
+    if dry:
+        return len(wanted.keys() ^ stored.keys())
     stored_dirs = dict(conn.execute(f"SELECT path, mtime_ns FROM dirs WHERE {where}", args))
     if wanted.keys() == stored.keys() and stored_dirs == dirs and changed is None \
             and int(_meta(conn, "assets") or 0) <= FULL_SCAN_LIMIT:
         return 0
     try:
         conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        raise IndexError_(f"index {scope.index_path} is locked: {exc}") from exc
+    except sqlite3.Error as exc:
+        raise _failure(exc, scope.index_path) from exc
     try:
         conn.execute(f"DELETE FROM dirs WHERE {where}", args)
         conn.executemany("INSERT OR REPLACE INTO dirs(path, mtime_ns) VALUES(?, ?)", sorted(dirs.items()))
         stored = {tuple(r[1:]): r[0] for r in conn.execute(select, args)}
         gone = [stored[k] for k in stored.keys() - wanted.keys()]
-        for chunk in _chunks(gone, 500):
-            marks = ",".join("?" * len(chunk))
-            conn.execute(f"DELETE FROM fts WHERE rowid IN ({marks})", chunk)
-            conn.execute(f"DELETE FROM edges WHERE source IN ({marks})", chunk)
-            conn.execute(f"DELETE FROM assets WHERE id IN ({marks})", chunk)
+        _delete(conn, gone)
         added = [wanted[k] for k in sorted(wanted.keys() - stored.keys(), key=lambda k: k[1])]
-        for asset in added:
-            _insert(conn, asset, warn)
+        from . import asset_rows  # a recall that changes nothing never reads a file
+
+        _store(conn, asset_rows.prepared(added, warn))
         total = len(files) if changed is None else int(_meta(conn, "assets") or 0) + len(added) - len(gone)
         meta = [("assets", str(total))] + ([("walked_at", repr(now_s))] if changed is None else [])
         conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)", meta)
+        _count_indexed(conn)
         conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback(conn)
+        raise _failure(exc, scope.index_path) from exc
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     return len(gone) + len(added)
 
 
-def changed_paths(conn: sqlite3.Connection, paths: list[str]) -> bool:
-    """Whether any of these indexed files changed on disk since it was indexed."""
+def _count_indexed(conn: sqlite3.Connection) -> None:
+    """Keep the number of searchable assets at hand: ranking's idf needs it on every query, and
+    counting an FTS table costs a scan of it."""
+    count = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
+    conn.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('indexed', ?)", (str(count),))
+
+
+def _delete(conn: sqlite3.Connection, ids: list[int]) -> None:
+    for chunk in _chunks(ids, 500):
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM bodies WHERE rowid IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM heads WHERE rowid IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM edges WHERE source IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM assets WHERE id IN ({marks})", chunk)
+
+
+def changed_paths(conn: sqlite3.Connection, paths: list[str]) -> list[str]:
+    """Those of these indexed files that changed (or went away) on disk since they were indexed."""
     if not paths:
-        return False
+        return []
     marks = ",".join("?" * len(paths))
+    changed = []
     for path, mtime, size in conn.execute(
-            f"SELECT path, mtime_ns, size FROM assets WHERE path IN ({marks})", paths):
+            f"SELECT path, mtime_ns, size FROM assets WHERE path IN ({marks})", sorted(set(paths))):
         try:
             st = os.stat(path)
         except OSError:
-            return True
+            changed.append(path)
+            continue
         if st.st_mtime_ns != mtime or st.st_size != size:
-            return True
-    return False
+            changed.append(path)
+    return changed
+
+
+def reindex(conn: sqlite3.Connection, scope: Scope, paths: list[str], warn: Warn) -> None:
+    """Re-read these indexed files, whatever their folders say: an in-place edit moves no
+    folder's mtime, so in a large tree this is how a file about to be printed is made exact."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise _failure(exc, scope.index_path) from exc
+    try:
+        for path in sorted(set(paths)):
+            row = conn.execute("SELECT id, kind, tree_path, key FROM assets WHERE path = ?", (path,)).fetchone()
+            if row is None:
+                continue
+            rowid, kind, tree_path, key = row
+            _delete(conn, [rowid])
+            try:
+                st = os.stat(path)
+            except OSError:  # gone: the next walk of its folder settles the count
+                continue
+            asset = tree.AssetFile(kind, tree_path, key, path, st.st_mtime_ns, st.st_size)
+            from . import asset_rows
+
+            _store(conn, [asset_rows.prepare(asset, warn)])
+        _count_indexed(conn)
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback(conn)
+        raise _failure(exc, scope.index_path) from exc
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:  # SQLite may have rolled back already (a full disk, an I/O error)
+        conn.execute("ROLLBACK")
 
 
 def _chunks(items: list[int], size: int) -> Iterable[list[int]]:
@@ -314,31 +445,14 @@ def _chunks(items: list[int], size: int) -> Iterable[list[int]]:
         yield items[i:i + size]
 
 
-def _fts_query(terms: list[str], op: str) -> str:
-    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-# A hit needs a word of the query in its title or tags (teamai's rule); teamwiki pages, whose
-# titles are file names, are exempt. Pages of withheld codebases are never hits.
-_COLUMNS = "a.kind, a.tree_path, a.key, a.path, a.title, a.author, a.date, a.tags, a.relations, a.snippet"
-_SELECT = (
-    f"SELECT -bm25(fts, ?, ?, ?) AS score, {_COLUMNS} FROM fts JOIN assets a ON a.id = fts.rowid"
-    " WHERE fts MATCH ? AND (a.kind = 'wiki' OR fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
-    " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))"
-    " ORDER BY score DESC, a.tree_path ASC LIMIT ?")
-
-
 def search(conn: sqlite3.Connection, terms: list[str], limit: int,
            withheld: frozenset[str] = frozenset()) -> list[Entry]:
-    """Best ``limit`` entries: all terms first; any term when that finds fewer than ``limit``."""
-    if not terms:
-        return []
-    heading = "{title tags}: (" + _fts_query(terms, "OR") + ")"
-    hidden = json.dumps(sorted(withheld))
-    rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "AND"), heading, hidden, limit)).fetchall()
-    if len(rows) < limit and len(terms) > 1:
-        rows = conn.execute(_SELECT, (*WEIGHTS, _fts_query(terms, "OR"), heading, hidden, limit)).fetchall()
-    return [_entry(r) for r in rows]
+    """The best ``limit`` entries for these query words (``ranking.py`` owns how)."""
+    total = int(_meta(conn, "indexed") or 0)
+    return [_entry(r) for r in ranking.search(conn, terms, limit, total, withheld)]
+
+
+_COLUMNS = ranking._COLUMNS
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:

@@ -1,178 +1,573 @@
-"""The votes ledger of one scope, in teamai's YAML shape::
+"""The votes ledger of one scope, in teamai's shape and spelling::
 
     version: 2
     votes:
-      "redis-timeout":
+      redis-timeout:
         recalled_count: 1
         upvoted_count: 0
-        last_recalled_at: "2026-11-30T10:00:00.000Z"
-        last_upvoted_at: null
-    deltas: {}
+        last_recalled_at: 2026-11-30T10:00:00.000Z
+    deltas:
+      redis-timeout:
+        recalled_delta: 1
+        upvoted_delta: 0
 
-It is written whole, atomically (temp file, rename), under the ledger's lock with a bounded
-wait. The reference writes and reads its own spelling without importing YAML (recall is on
-an agent's critical path); any other spelling falls back to a full YAML parser. A ledger that
-does not parse into this shape is never overwritten: it is moved aside and the move is named.
+teamai 0.25 reads and writes the same file (its ``YAML.stringify``), and its sync pushes
+``deltas`` to the team, so a write here keeps everything the file holds: ``deltas``, and every
+key neither tool knows, at the top and in each entry. A write is whole and atomic (temp file,
+rename), under the ledger's lock with a bounded wait.
+
+Counts are raised the way teamai's ``incrementRecalled`` / ``incrementUpvoted`` raise them: an
+entry created for a key is ``{recalled_count: 0, upvoted_count: 0, last_recalled_at: ""}``
+(:func:`empty_entry`), and every raise of a count during :func:`editing` raises the key's
+``recalled_delta`` / ``upvoted_delta`` by as much (a delta created for a key starts at 0 and 0).
+Callers only edit counts; the deltas follow in one place.
+
+Reading does not import YAML for the block spelling teamai writes (and the one this module
+writes): recall and every Stop read the ledger, and PyYAML costs a fresh process more than the
+rest of the read. Any other spelling (flow style, comments, anchors, sequences...) goes to PyYAML,
+resolving plain scalars by YAML 1.2's core schema as teamai's ``yaml`` package does (``yes`` and
+``2026-11-30`` stay strings). A ledger that does not parse into this shape is never overwritten:
+it is moved aside and the move is named, in one line. A ledger only PyYAML can read, in a process
+that cannot import PyYAML, is left untouched (:class:`YamlUnavailable`).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .clock import stamp
 from .storage import locked, write_atomic
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
     from typing import Any
 
+    Document = dict[str, Any]
     Votes = dict[str, dict[str, Any]]
 
 VERSION = 2
-FIELDS = ("recalled_count", "upvoted_count", "last_recalled_at", "last_upvoted_at")
-
+FIELDS = ("recalled_count", "upvoted_count", "last_recalled_at", "last_upvoted_at")  # what observers see
+COUNTS = (("recalled_count", "recalled_delta"), ("upvoted_count", "upvoted_delta"))
 
 
 class CorruptLedger(ValueError):
     pass
 
 
+class YamlUnavailable(RuntimeError):
+    """The ledger is spelled in a way only PyYAML reads, and this interpreter cannot import it."""
+
+
 def empty_entry() -> dict[str, Any]:
-    return {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": None, "last_upvoted_at": None}
+    """A new entry, as teamai creates one."""
+    return {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": ""}
 
 
-_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+def new_document() -> Document:
+    return {"version": VERSION, "votes": {}, "deltas": {}}
 
 
-def _quoted(key: str) -> str:
-    """A double-quoted scalar that both JSON and YAML read back as ``key``: YAML refuses some
-    characters raw (and pairs of ``\\u`` surrogate escapes), so only those are escaped."""
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(key, ensure_ascii=False))
+# --- writing ------------------------------------------------------------------------------------
+
+# Patterns whose classes reach into the surrogates are left as text and compiled by ``re`` (and
+# kept in its cache) on first use: compiling each costs about half a millisecond, and a recall
+# that reads and writes a ledger in the usual spelling never needs them.
+_UNSAFE = "[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]"
+# A plain scalar every YAML reader takes for this very string: it starts with a letter (so it is
+# no number, date or indicator), holds only word characters, a few punctuation marks and single
+# inner spaces, and is none of the words YAML 1.1 or 1.2 reads as a boolean or null.
+_PLAIN = re.compile(r"[^\W\d][\w./@+()-]*(?: [\w./@+()-]+)*")
+_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+_INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
+def _quoted(text: str) -> str:
+    """A double-quoted scalar that JSON and both YAML versions read back as ``text``: the
+    characters YAML refuses raw, or reads as line breaks, are escaped."""
+    return re.sub(_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+
+
+def _key(text: str) -> str:
+    """A key as teamai spells it where every reader agrees on it, else double-quoted."""
+    if _PLAIN.fullmatch(text) and text.lower() not in _WORDS:
+        return text
+    return _quoted(text)
+
+
+def _string(text: str) -> str:
+    """A value: as a key, and instants unquoted as ``toISOString`` writes them (YAML 1.1 readers
+    take them for timestamps of that very instant)."""
+    if _INSTANT.fullmatch(text):
+        return text
+    return _key(text) if text else '""'
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return ".nan"
+    if value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    if "e" in text and "." not in text.split("e")[0]:  # YAML 1.1 wants a dot in the mantissa
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
 
 
 def _scalar(value: Any) -> str:
-    """JSON for one field; counts and plain instants are spelled directly (a Stop writes a
-    ledger of thousands of entries, and ``json.dumps`` per value is most of that time)."""
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is str:
+        return _string(value)
     if value is None:
         return "null"
-    if type(value) is int:
-        return str(value)
-    if type(value) is str and value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
-        return f'"{value}"'
-    return json.dumps(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is float:
+        return _float(value)
+    if isinstance(value, int):
+        return str(int(value))
+    return _quoted(str(value))
 
 
-def _unquote(text: str) -> Any:
-    """The inverse of :func:`_scalar` (and of ``_quoted`` for keys)."""
-    if text == "null":
-        return None
-    if text.isdigit():
+def _flow(value: Any) -> str:
+    """A nested value inside a sequence, in flow style (only keys nobody knows hold sequences)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_quoted(str(k))}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    if isinstance(value, str):
+        return _quoted(value)
+    return _scalar(value)
+
+
+_SPELLED = {name: name for name in ("version", "votes", "deltas", *FIELDS, "recalled_delta", "upvoted_delta")}
+
+
+def _emit(mapping: dict[Any, Any], pad: str, out: list[str]) -> None:
+    for key, value in mapping.items():
+        spelled = _SPELLED.get(key) or (_key(key) if type(key) is str else _quoted(str(key)))
+        head = f"{pad}{spelled}:"
+        kind = type(value)
+        if kind is int:  # the counts: most lines of a ledger
+            out.append(f"{head} {value}")
+        elif kind is str:
+            out.append(f"{head} {_string(value)}")
+        elif kind is dict:
+            if value:
+                out.append(head)
+                _emit(value, pad + "  ", out)
+            else:
+                out.append(head + " {}")
+        elif kind is list:
+            if value:
+                out.append(head)
+                out.extend(f"{pad}  - {_flow(v) if isinstance(v, (dict, list)) else _scalar(v)}" for v in value)
+            else:
+                out.append(head + " []")
+        else:
+            out.append(f"{head} {_scalar(value)}")
+
+
+def dump(document: Document) -> str:
+    """The document in teamai's block spelling, keys in the order they were read or added."""
+    out: list[str] = []
+    _emit(document, "", out)
+    return "\n".join(out) + "\n"
+
+
+# --- reading teamai's spelling without YAML -----------------------------------------------------
+
+_NO = object()  # "not in the subset this reader knows": the text goes to PyYAML
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+            "P": "\u2029"}
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
+_DOUBLE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+# Raw characters this reader leaves to PyYAML: in quotes, what YAML 1.2 says must be escaped there
+# (teamai's writer leaves DEL, the C1 controls and the Unicode line separators raw inside quotes,
+# and YAML 1.2 reads them as themselves); unquoted, every control character.
+_RAW_CONTROL = "[\x00-\x08\x0a-\x1f\ud800-\udfff]"  # compiled on first use, like _UNSAFE
+_RAW_CONTROL_PLAIN = "[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]"
+_SURROGATE = "[\ud800-\udfff]"
+_INT = re.compile(r"[-+]?[0-9]+")
+_FLOATISH = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+                       r"|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+")
+_NULLS = frozenset({"~", "null", "Null", "NULL"})
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if len(code) > 1:
+        return chr(int(code[1:], 16))
+    if code not in _ESCAPES:
+        raise ValueError(code)
+    return _ESCAPES[code]
+
+
+def _quoted_at(text: str) -> tuple[Any, int]:
+    """The quoted scalar at the start of ``text`` and where it ends; ``_NO`` for what this reader
+    leaves to PyYAML (a raw control character, an escape YAML does not have, a surrogate)."""
+    match = (_DOUBLE if text[0] == '"' else _SINGLE).match(text)
+    if match is None or re.search(_RAW_CONTROL, match.group(1)):
+        return _NO, 0
+    body = match.group(1)
+    if text[0] == "'":
+        return body.replace("''", "'"), match.end()
+    if "\\" in body:
+        try:
+            body = _ESCAPE.sub(_unescape, body)
+        except (ValueError, OverflowError):
+            return _NO, 0
+        if re.search(_SURROGATE, body):
+            return _NO, 0
+    return body, match.end()
+
+
+
+def _plain(text: str) -> Any:
+    """A plain scalar, resolved by YAML 1.2's core schema; ``_NO`` for what might be more."""
+    first = text[0]
+    if first in _INDICATORS and not (first in "-?:" and len(text) > 1 and text[1] not in " \t"):
+        return _NO
+    if ": " in text or " #" in text or text[-1] in " \t:" or re.search(_RAW_CONTROL_PLAIN, text):
+        return _NO
+    if _INT.fullmatch(text):
         return int(text)
-    if len(text) >= 2 and text[0] == '"' == text[-1] and "\\" not in text and '"' not in text[1:-1]:
-        return text[1:-1]
-    return json.loads(text)
-
-
-def dump(votes: Votes, extra: dict[str, Any] | None = None) -> str:
-    lines = [f"version: {VERSION}", "votes:" if votes else "votes: {}"]
-    for key in sorted(votes):
-        entry = votes[key]
-        lines.append(f"  {_quoted(key)}:")
-        for name in FIELDS:
-            lines.append(f"    {name}: {_scalar(entry.get(name))}")
-    deltas = (extra or {}).get("deltas") or {}
-    lines.append("deltas: " + json.dumps(deltas, ensure_ascii=False, sort_keys=True))
-    return "\n".join(lines) + "\n"
-
-
-def _fast_parse(text: str) -> Votes | None:
-    """Parse exactly what :func:`dump` writes; ``None`` for anything else."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != f"version: {VERSION}":
+    if text in _NULLS:
         return None
-    votes: Votes = {}
-    current: dict[str, Any] | None = None
-    for line in lines[1:]:
-        if not line.strip():
-            continue
-        if line in ("votes:", "votes: {}"):
-            continue
-        if line.startswith("deltas:"):
-            continue
-        if line.startswith('  "') and line.endswith(":") and not line.startswith("    "):
-            try:
-                key = _unquote(line[2:-1])
-            except ValueError:
-                return None
-            if not isinstance(key, str):
-                return None
-            current = votes.setdefault(key, empty_entry())
-            continue
-        if line.startswith("    ") and current is not None:
-            name, sep, value = line.strip().partition(": ")
-            if not sep or name not in FIELDS:
-                return None
-            try:
-                current[name] = _unquote(value)
-            except ValueError:
-                return None
-            continue
-        return None
-    return votes
+    if text in _BOOLS:
+        return _BOOLS[text]
+    if _FLOATISH.fullmatch(text):
+        return _number(text)
+    return text
 
 
-def _coerce(data: Any) -> Votes:
-    if not isinstance(data, dict) or not isinstance(data.get("votes", {}), (dict, type(None))):
-        raise CorruptLedger("not a votes ledger")
-    votes: Votes = {}
-    for key, raw in (data.get("votes") or {}).items():
-        if not isinstance(raw, dict):
-            raise CorruptLedger(f"entry {key!r} is not a mapping")
-        entry = empty_entry()
-        for name in FIELDS:
-            value = raw.get(name, entry[name])
-            if name.endswith("_count"):
-                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                    raise CorruptLedger(f"{key}.{name} is not a count")
-            elif isinstance(value, _dt.datetime):  # YAML reads an unquoted instant as a datetime
-                value = stamp(value if value.tzinfo else value.replace(tzinfo=_dt.UTC))
-            elif value is not None:
-                value = str(value)
-            entry[name] = value
-        votes[str(key)] = entry
-    return votes
+def _number(text: str) -> Any:
+    """The numbers of YAML 1.2's core schema beyond decimal integers."""
+    if text[:2] in ("0o", "0x"):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    bare = text.lstrip("+-").lower()
+    if bare in (".inf", ".nan"):
+        value = float(bare[1:])
+        return -value if text[0] == "-" else value
+    return float(text)
 
 
-def parse(text: str) -> Votes:
-    fast = _fast_parse(text)
-    if fast is not None:
-        return fast
-    import yaml
-
-    try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
-    except yaml.YAMLError as exc:
-        raise CorruptLedger(f"not YAML: {exc}") from exc
-    if data is None:
+def _value(text: str) -> Any:
+    if text == "{}":
         return {}
-    return _coerce(data)
+    if text == "[]":
+        return []
+    if text[0] in "\"'":
+        value, end = _quoted_at(text)
+        return value if end == len(text) else _NO
+    return _plain(text)
+
+
+def _key_at(text: str) -> tuple[Any, str | None]:
+    """(key, the rest of the line after ``key:``; None when nothing follows) or (_NO, None)."""
+    if text[0] in "\"'":
+        key, end = _quoted_at(text)
+        if key is _NO or text[end:end + 1] != ":":
+            return _NO, None
+        rest = text[end + 1:]
+    else:
+        sep = text.find(": ")
+        if sep < 0:
+            if text[-1] != ":":
+                return _NO, None
+            sep = len(text) - 1
+        key = _plain(text[:sep])
+        if type(key) is not str:  # teamai quotes a key that would read as a number, null or bool
+            return _NO, None
+        rest = text[sep + 1:]
+    if not rest:
+        return key, None
+    if rest[0] != " " or len(rest) < 2 or rest[1] == " ":
+        return _NO, None
+    return key, rest[1:]
+
+
+# Most lines of a ledger: a plain word key, then nothing, a count, "" or {}, or an instant.
+_COMMON = re.compile(r'( *)([A-Za-z_][A-Za-z0-9_./@+()-]*):(?: (?:(-?[0-9]+)|(""|\{\})|'
+                     r'([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z)))?')
+_NOT_KEYS = frozenset({"null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"})
+_OPEN = object()  # a key whose value starts on the next line
+
+
+def _line(line: str) -> tuple[int, Any, Any]:
+    """(indent, key, value or _OPEN) of a line the common pattern does not cover; key ``_NO``
+    when this reader does not know it."""
+    body = line.lstrip(" ")
+    if not body or body[0] in "#\t":
+        return 0, _NO, None
+    key, rest = _key_at(body)
+    if key is _NO:
+        return 0, _NO, None
+    return len(line) - len(body), key, _OPEN if rest is None else _value(rest)
+
+
+def _fast_parse(text: str) -> Any:
+    """The block mappings with one-line scalars, ``{}`` and ``[]`` that teamai's ``YAML.stringify``
+    writes for a ledger (and :func:`dump` writes); ``None`` for anything else."""
+    if "\r" in text:
+        return None
+    root: dict[Any, Any] = {}
+    stack: list[tuple[int, dict[Any, Any]]] = [(0, root)]
+    open_key: tuple[int, dict[Any, Any], Any] | None = None
+    common = _COMMON.fullmatch
+    for line in text.split("\n"):
+        if not line:
+            continue
+        match = common(line)
+        if match is not None and match.group(2) not in _NOT_KEYS:
+            spaces, key, count, empty, instant = match.groups()
+            indent = len(spaces)
+            if count is not None:
+                value: Any = int(count)
+            elif empty is not None:
+                value = "" if empty == '""' else {}
+            else:
+                value = _OPEN if instant is None else instant
+        else:
+            indent, key, value = _line(line)
+            if key is _NO or value is _NO:
+                return None
+        if open_key is not None:
+            parent_indent, parent, parent_key = open_key
+            open_key = None
+            if indent > parent_indent:
+                child: dict[Any, Any] = {}
+                parent[parent_key] = child
+                stack.append((indent, child))
+            else:
+                parent[parent_key] = None
+        while stack[-1][0] > indent:
+            stack.pop()
+        level, mapping = stack[-1]
+        if level != indent or key in mapping:
+            return None
+        if value is _OPEN:
+            open_key = (indent, mapping, key)
+        else:
+            mapping[key] = value
+    if open_key is not None:
+        open_key[1][open_key[2]] = None
+    return root
+
+
+# --- reading any other spelling -----------------------------------------------------------------
+
+def yaml_module() -> Any:
+    """PyYAML. Under ``python -S`` (the hook's fast line) the interpreter's site set-up was skipped,
+    so the folders that hold PyYAML may not be on the path yet: set them up now, on this rare path
+    only, rather than give up."""
+    why = "the votes ledger is in a spelling only PyYAML reads, and PyYAML cannot be imported by"
+    try:
+        import yaml
+    except ImportError:
+        if not sys.flags.no_site:
+            raise YamlUnavailable(f"{why} {sys.executable}") from None
+        import site
+
+        site.main()
+        try:
+            import yaml
+        except ImportError:
+            raise YamlUnavailable(f"{why} {sys.executable}, even after its site set-up") from None
+    return yaml
+
+
+_LOADER: Any = None
+
+
+def _loader(yaml: Any) -> Any:
+    """PyYAML's safe loader resolving plain scalars as YAML 1.2's core schema does."""
+    global _LOADER
+    if _LOADER is None:
+        class Core12(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+            pass
+
+        Core12.yaml_implicit_resolvers = {}
+        for tag, pattern, first in (
+            ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+            ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+            ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+            ("float", r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+                      r"|\.(?:nan|NaN|NAN))$", list("-+.0123456789")),
+        ):
+            Core12.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", re.compile(pattern), first)
+
+        def core_int(loader: Any, node: Any) -> int:
+            value = str(loader.construct_scalar(node))
+            if value.startswith(("0o", "0x")):
+                return int(value[2:], 8 if value[1] == "o" else 16)
+            return int(value, 10)
+
+        Core12.add_constructor("tag:yaml.org,2002:int", core_int)
+        _LOADER = Core12
+    return _LOADER
+
+
+def _one_line(exc: Exception) -> str:
+    """A YAML error as one line: what is wrong and where."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return " ".join(f"{where}{problem}".split())
+
+
+def _yaml_parse(text: str) -> Any:
+    yaml = yaml_module()
+    try:
+        return yaml.load(text, Loader=_loader(yaml))  # noqa: S506 - a safe loader with other resolvers
+    except yaml.YAMLError as exc:
+        raise CorruptLedger(f"not YAML ({_one_line(exc)})") from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        raise CorruptLedger(f"not YAML ({type(exc).__name__})") from None
+
+
+def _plain_data(value: Any) -> Any:
+    """What PyYAML may build beyond JSON's types (explicit ``!!timestamp``, ``!!binary``, ``!!set``),
+    spelled as strings, and every mapping key as a string, as teamai (JavaScript) holds them."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else _key_text(k): _plain_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_data(v) for v in value]
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    import datetime as _dt
+
+    if isinstance(value, _dt.datetime):
+        from .clock import stamp
+
+        return stamp(value if value.tzinfo else value.replace(tzinfo=_dt.UTC))
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _key_text(key: Any) -> str:
+    if key is None:
+        return ""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+# --- the shape ----------------------------------------------------------------------------------
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _shape(data: Any) -> Document:
+    """Check the document's shape and make the little teamai's reader would make of it: missing
+    sections and counts become empty and 0, a version 1 ledger is migrated as teamai migrates it."""
+    if data is None:
+        return new_document()
+    if not isinstance(data, dict):
+        raise CorruptLedger(f"not a votes ledger (the top level is a {type(data).__name__})")
+    version = data.get("version")
+    votes = data.get("votes")
+    if votes is None:
+        votes = data["votes"] = {}
+    if not isinstance(votes, dict):
+        raise CorruptLedger("not a votes ledger (votes is not a mapping)")
+    if version is None and votes and all(isinstance(e, dict) and "recalled_count" not in e
+                                         and "upvoted_count" not in e for e in votes.values()):
+        for key, old in list(votes.items()):  # teamai's migrateV1ToV2
+            votes[key] = {"recalled_count": 1, "upvoted_count": 0, "last_recalled_at": old.get("at", "")}
+        data["deltas"] = {}
+    if version is None:
+        data = {"version": VERSION, **data}
+    elif version != VERSION:
+        raise CorruptLedger(f"version {version!r} is not a version this reference reads")
+    for key, entry in votes.items():
+        if not isinstance(entry, dict):
+            raise CorruptLedger(f"entry {key!r} is not a mapping")
+        for name, _delta in COUNTS:
+            if name not in entry:
+                entry[name] = 0
+            elif not _count(entry[name]):
+                raise CorruptLedger(f"{key}.{name} is not a count")
+    deltas = data.get("deltas")
+    if deltas is None:
+        deltas = data["deltas"] = {}
+    if not isinstance(deltas, dict):
+        raise CorruptLedger("not a votes ledger (deltas is not a mapping)")
+    for key, delta in deltas.items():
+        if not isinstance(delta, dict):
+            raise CorruptLedger(f"delta {key!r} is not a mapping")
+        for _name, name in COUNTS:
+            if name in delta and type(delta[name]) is not int:
+                raise CorruptLedger(f"delta {key}.{name} is not a number")
+    return data
+
+
+def parse(text: str) -> Document:
+    """The whole document: ``version``, ``votes``, ``deltas`` and whatever else it holds.
+
+    Raises :class:`CorruptLedger` for text that is not a ledger, :class:`YamlUnavailable` when only
+    PyYAML could read it and it cannot be imported.
+    """
+    data = _fast_parse(text)
+    if data is None:
+        data = _plain_data(_yaml_parse(text))
+    return _shape(data)
+
+
+def spelling(text: str) -> str:
+    """``teamai`` when the text is in the block spelling read without YAML, else ``yaml``."""
+    return "teamai" if _fast_parse(text) is not None else "yaml"
+
+
+def view(document: Document) -> Votes:
+    """Vote key to the four counters an observer compares; an instant never set reads None."""
+    out: Votes = {}
+    for key, entry in (document.get("votes") or {}).items():
+        item: dict[str, Any] = {}
+        for name in FIELDS:
+            value = entry.get(name)
+            if name.endswith("_count"):
+                item[name] = value if type(value) is int else 0
+            else:
+                item[name] = str(value) if value not in (None, "") else None
+        out[key] = item
+    return out
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise CorruptLedger("not UTF-8") from exc
+
+
+def load(path: str) -> Document:
+    """The ledger's document (a new one when there is no file)."""
+    text = _read_text(path)
+    return new_document() if text is None else parse(text)
 
 
 def read(path: str) -> Votes:
-    """The ledger's votes; raises :class:`CorruptLedger` for a file that is not a ledger."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        return {}
-    except UnicodeDecodeError as exc:
-        raise CorruptLedger("not UTF-8") from exc
-    return parse(text)
+    """The ledger's votes as observers see them; raises :class:`CorruptLedger` for a file that is not
+    a ledger."""
+    return view(load(path))
 
 
 def _set_aside(path: str, stamp: str) -> str:
@@ -185,18 +580,37 @@ def _set_aside(path: str, stamp: str) -> str:
     return aside
 
 
+def _raise_deltas(document: Document, before: dict[str, tuple[int, ...]]) -> None:
+    """Every change of a count since the ledger was read goes into the key's delta, as teamai's
+    ``incrementRecalled`` / ``incrementUpvoted`` do it."""
+    deltas = document["deltas"]
+    for key, entry in document["votes"].items():
+        old = before.get(key, (0, 0))
+        for i, (count, delta_name) in enumerate(COUNTS):
+            change = entry.get(count, 0) - old[i]
+            if change:
+                delta = deltas.get(key)
+                if not isinstance(delta, dict):
+                    delta = deltas[key] = {"recalled_delta": 0, "upvoted_delta": 0}
+                delta[delta_name] = delta.get(delta_name, 0) + change
+
+
 @contextmanager
 def editing(path: str, lock_path: str, wait: float, stamp: str,
             warn: Callable[[str], None]) -> Iterator[Votes]:
-    """Lock the ledger, yield its votes for editing, write them back atomically on success."""
+    """Lock the ledger and yield its votes for editing; on success write the whole document back
+    atomically, with the deltas raised by every count the caller raised."""
     with locked(lock_path, "the votes ledger", wait):
         try:
-            votes = read(path)
+            document = load(path)
         except CorruptLedger as exc:
             aside = _set_aside(path, stamp)
             warn(f"votes ledger {path} is corrupt ({exc}); moved it to {aside} and started a new one")
-            votes = {}
+            document = new_document()
+        votes: Votes = document["votes"]
         before = {key: dict(entry) for key, entry in votes.items()}
         yield votes
-        if votes != before or not os.path.exists(path):
-            write_atomic(path, dump(votes).encode("utf-8"))
+        if votes == before and os.path.exists(path):
+            return
+        _raise_deltas(document, {key: tuple(entry.get(c, 0) for c, _ in COUNTS) for key, entry in before.items()})
+        write_atomic(path, dump(document).encode("utf-8"))

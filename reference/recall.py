@@ -8,13 +8,13 @@ query.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Mapping
 
-from . import index, ledger, runlog, session_env, tree
-from .clock import now, stamp
+from . import index, ledger, ranking, runlog, session_env, tree
+from .clock import now_seconds, now_stamp
 from .config import WORKSPACE, Config, Scope
 from .relations import visibility
+from .scope_index import ScopeIndex
 from .storage import Busy, lock_wait
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
@@ -87,46 +87,53 @@ class Hit:
 
 
 class Searched:
-    """What a search found, plus the open indexes that relations resolve against."""
+    """What a search found, plus each scope's index, which relations resolve against."""
 
-    __slots__ = ("hits", "connections")
+    __slots__ = ("hits", "indexes")
 
-    def __init__(self, hits: list[Hit], connections: dict[str, sqlite3.Connection] | None = None) -> None:
+    def __init__(self, hits: list[Hit], indexes: dict[str, ScopeIndex] | None = None) -> None:
         self.hits = hits
-        self.connections = connections if connections is not None else {}
+        self.indexes = indexes if indexes is not None else {}
+
+    def close(self) -> None:
+        for handle in self.indexes.values():
+            handle.close()
 
 
 class EmptyQuery(ValueError):
     pass
 
 
-def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LIMIT) -> Searched:
-    terms = index.query_terms(query)
+def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LIMIT,
+           write: bool = True) -> Searched:
+    """The hits of every scope, shadowed and cut to ``limit``. With ``write`` false (``--check``)
+    nothing is written anywhere, the index included (see ``scope_index``)."""
+    terms = ranking.query_terms(query)
     if not terms:
         raise EmptyQuery("the query has no words to search for")
     found: list[tuple[Scope, index.Entry]] = []
-    conns: dict[str, sqlite3.Connection] = {}
-    now_s = now(cfg.env).timestamp()
+    handles: dict[str, ScopeIndex] = {}
+    now_s = now_seconds(cfg.env)
+    wait = lock_wait(cfg.env)
     hidden = visibility.hidden_from_hits(cfg)  # a withheld codebase's pages are never hits
     for scope in cfg.scopes:
-        conn = index.open_index(scope)
-        conns[scope.name] = conn
-        index.refresh(conn, scope, warn, now_s)
-        entries = index.search(conn, terms, limit, hidden)
-        if index.changed_paths(conn, [e.path for e in entries]):  # an in-place edit of a hit
-            index.refresh(conn, scope, warn, now_s, force=True)
-            entries = index.search(conn, terms, limit, hidden)
+        handle = handles[scope.name] = ScopeIndex(scope, warn, now_s, wait, write)
+        handle.refresh()
+        entries = handle.search(terms, limit, hidden)
+        if index.changed_paths(handle.conn, [e.path for e in entries]):  # an in-place edit of a hit
+            handle.refresh(force=True)
+            entries = handle.search(terms, limit, hidden)
         found.extend((scope, e) for e in entries)
-    active = cfg.active
+    active = handles[cfg.active.name].conn
     hits: list[Hit] = []
     order = {s.name: i for i, s in enumerate(cfg.scopes)}
     for scope, entry in sorted(found, key=lambda se: (-se[1].score, order[se[0].name], se[1].tree_path)):
-        if scope is not active and index.has_key(conns[active.name], entry.kind, entry.key):
+        if scope is not cfg.active and index.has_key(active, entry.kind, entry.key):
             continue  # a workspace entry of the same kind and key shadows it, hit or not
-        hits.append(Hit(scope.name, scope is active, entry))
+        hits.append(Hit(scope.name, scope is cfg.active, entry))
         if len(hits) == limit:
             break
-    return Searched(hits, conns)
+    return Searched(hits, handles)
 
 
 def new_run_id() -> str:
@@ -150,25 +157,42 @@ def run_record(run_id: str, ts: str, env: Mapping[str, str], caller: str | None,
     }
 
 
-def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str], None]) -> str:
-    """Append the run line, count the recall in the ledger, return the run id."""
+def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str], None]) -> str | None:
+    """Append the run line, count the recall in the ledger, return the run id.
+
+    An agent must get its hits whatever the state folder does, so nothing here fails the recall.
+    When the run line cannot be written (the log stayed busy past the wait, or the state folder
+    cannot be written) the run id is ``None``: the hits are printed without one, because a run id
+    on screen promises a run line that a hook's claim can settle, and this run has none.
+    """
     env = cfg.env
-    instant = now(env)
-    ts = stamp(instant)
-    run_id = new_run_id()
+    ts = now_stamp(env)
+    new_id = new_run_id()
+    run_id: str | None = new_id
     scope = cfg.active
     wait = lock_wait(env)
-    runlog.append(scope.log_path, scope.log_lock, [run_record(run_id, ts, env, caller, hits)], wait)
+    try:
+        runlog.append(scope.log_path, scope.log_lock, [run_record(new_id, ts, env, caller, hits)], wait)
+    except Busy as exc:
+        warn(f"the recall log is busy ({exc.path} stayed locked for {wait:g}s); this run was not recorded, "
+             "so reads of its hits earn no votes")
+        run_id = None
+    except OSError as exc:
+        warn(f"the recall log cannot be written ({exc.strerror or exc}: {exc.filename or scope.log_path}); "
+             "this run was not recorded; set TEAMAI_HOME to a writable folder")
+        return None
     eligible = [h for h in hits if h.eligible]
-    if eligible:
+    if eligible:  # the hits were shown, so they count as recalled even when the run line is missing
         try:
             with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
                 for hit in eligible:
                     entry = votes.setdefault(hit.entry.key, ledger.empty_entry())
                     entry["recalled_count"] += 1
                     entry["last_recalled_at"] = ts
-        except Busy as exc:
+        except (Busy, ledger.YamlUnavailable) as exc:
             warn(f"{exc}; recalled_count was not updated for this run")
+        except OSError as exc:
+            warn(f"the votes ledger cannot be written ({exc.strerror or exc}); recalled_count was not updated")
     return run_id
 
 

@@ -11,13 +11,13 @@ node a hit's lines can mention, so the lines are the same as over the whole scop
 
 from __future__ import annotations
 
-import sqlite3
-
 from . import index
+from ._sqlite import sqlite3
 from .config import Config
 from .recall import Hit, Searched, with_related
 from .relations import visibility
 from .relations.resolve import Graph, targets_of
+from .scope_index import ScopeIndex
 
 
 def _neighbourhood(conn: sqlite3.Connection, hits: list[Hit]) -> list[index.Entry]:
@@ -31,6 +31,24 @@ def _neighbourhood(conn: sqlite3.Connection, hits: list[Hit]) -> list[index.Entr
     return [found[k] for k in sorted(found)]
 
 
+def _exact_neighbourhood(handle: ScopeIndex, hits: list[Hit]) -> list[index.Entry]:
+    """The neighbourhood, with every file in it checked against the disk first.
+
+    Incoming relations are never cached: a large tree notices an in-place edit only through a
+    hit's own file or a periodic walk, so every source and target about to be printed has its
+    (mtime, size) compared, and the files that changed are re-read before the lines are built.
+    When the index is busy and cannot take them, what they declare is left out (they still
+    resolve as targets: being one does not depend on their content)."""
+    nodes = _neighbourhood(handle.conn, hits)
+    changed = index.changed_paths(handle.conn, [e.path for e in nodes])
+    if not changed:
+        return nodes
+    if handle.reindex(changed):
+        return _neighbourhood(handle.conn, hits)
+    stale = set(changed)
+    return [e._replace(relations={}) if e.path in stale else e for e in nodes]
+
+
 def attach(cfg: Config, searched: Searched) -> list[Hit]:
     hits = list(searched.hits)
     if not hits:
@@ -38,12 +56,12 @@ def attach(cfg: Config, searched: Searched) -> list[Hit]:
     hidden = visibility.withheld(cfg)
     active = cfg.active.name
     graphs: dict[str, Graph] = {}
-    for name, conn in searched.connections.items():
+    for name, handle in searched.indexes.items():
         mine = [h for h in hits if h.scope_name == name]
         if not mine:
             continue
-        nodes = _neighbourhood(conn, mine)
-        shadow = searched.connections[active] if name != active else None
+        nodes = _exact_neighbourhood(handle, mine)
+        shadow = searched.indexes[active].conn if name != active else None
         graphs[name] = Graph(
             e for e in nodes
             if visibility.page_visible(e.kind, e.tree_path, hidden)

@@ -5,16 +5,19 @@ and only for files whose (mtime, size) changed, so a warm recall costs one stat 
 
 Kinds and their names (one owner for all of them):
 
-=========  ===========================================  ======================  ===============
+=========  ===========================================  ======================  =====================
 kind       file                                         tree path               vote key
-=========  ===========================================  ======================  ===============
-rule       ``rules/**/*.md``                            ``rules/<path>.md``     base name
-doc        ``docs/**/*.md``                             ``docs/<path>.md``      base name
+=========  ===========================================  ======================  =====================
+rule       ``rules/**/*.md``                            ``rules/<path>.md``     ``<path>``
+doc        ``docs/**/*.md``                             ``docs/<path>.md``      ``<path>``
 learning   ``<root>/**/*.md`` for each learnings root   ``learnings/<id>``      id
-skill      ``skills/<dir>/SKILL.md``                    ``skills/<dir>``        ``<dir>``
+skill      ``skills/**/<dir>/SKILL.md``                 ``skills/<dir path>``   ``<dir>`` (last name)
 wiki       ``teamwiki/evidence/code/<slug>/**/*.md``    same, with ``.md``      ``<slug>/<path>``
-=========  ===========================================  ======================  ===============
+=========  ===========================================  ======================  =====================
 
+A rule's or doc's key is its path under ``rules/`` or ``docs/`` without ``.md``
+(``rules/finance/payments.md`` is ``finance/payments``), which is the id teamai 0.25 collects
+them under: two nested files with the same base name are two keys, never one shared vote.
 A learning's id is its path under the root without ``.md`` (a namespace folder stays in it);
 when two roots hold the same id, the first root wins and the other file is not an asset.
 """
@@ -90,10 +93,6 @@ def _md_files(top: str, dirs: dict[str, int] | None = None,
     return found
 
 
-def _base_key(rel: str) -> str:
-    return rel.rsplit("/", 1)[-1][:-3]
-
-
 def walk(team: str, learnings_roots: tuple[str, ...]) -> list[AssetFile]:
     """Every asset of one scope, in a stable order (by tree path)."""
     return walk_with_dirs(team, learnings_roots)[0]
@@ -123,7 +122,7 @@ def walk_with_dirs(team: str, learnings_roots: tuple[str, ...],
     for folder, kind in (("rules", RULE), ("docs", DOC)):
         for rel, path, mtime, size in _md_files(os.path.join(team, folder), dirs, within):
             tree_path = f"{folder}/{rel}"
-            assets[tree_path] = AssetFile(kind, tree_path, _base_key(rel), path, mtime, size)
+            assets[tree_path] = AssetFile(kind, tree_path, rel[:-3], path, mtime, size)
     skills = os.path.join(team, "skills")
     for rel, path, mtime, size in _md_files(skills, dirs, within):
         if rel.endswith("/SKILL.md"):

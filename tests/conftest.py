@@ -12,6 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The suite runs on shared two-core machines, two workers at a time: how long one example takes says
+# nothing about a rule, so neither deadlines nor the "generation is slow" check may fail a test.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_TEAM = ROOT / "examples" / "team"

@@ -97,13 +97,14 @@ def test_corrupt_index_file_is_rebuilt(tmp_path):
     assert len(_search(home, team, "alpha")) == 2
 
 
-def test_cjk_words_are_found_as_phrases(tmp_path):
+def test_cjk_words_rank_the_document_that_has_them_in_order_first(tmp_path):
     team = tmp_path / "team"
     (team / "docs").mkdir(parents=True)
     (team / "docs" / "mq.md").write_text("# 消息模型\n\n生产者负责生产消息。\n", encoding="utf-8")
     (team / "docs" / "other.md").write_text("# 模型消息\n\n无关。\n", encoding="utf-8")
+    (team / "docs" / "far.md").write_text("# 部署\n\n集群部署。\n", encoding="utf-8")
     home = tmp_path / "home"
-    assert _search(home, team, "消息模型") == ["消息模型"]
+    assert _search(home, team, "消息模型") == ["消息模型", "模型消息"]
 
 
 def test_title_falls_back_to_heading_then_file_name(tmp_path):
@@ -132,7 +133,7 @@ def test_real_team_indexes_and_searches_without_a_crash(tmp_path):
     for query in ("matplotlib figure size", "git rebase", "消息", "postgres index", "redux store"):
         hits = recall.search(cfg, query, warnings.append).hits
         assert all(h.path.startswith(str(REAL_TEAM)) for h in hits)
-    conn = index.open_index(cfg.active)
+    conn = index.open_index(cfg.active, warnings.append)
     total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
     assert total > 2500
     frontmatter_warnings = [w for w in warnings if "frontmatter" in w]
@@ -197,7 +198,7 @@ def test_large_tree_sees_new_and_removed_folders(tmp_path, large_mode):
     titles = _search(home, team, "note alpha")
     assert titles and not any(t in ("Note 2 alpha", "Note 5 alpha") for t in titles)
     scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
-    conn = index.open_index(scope)
+    conn = index.open_index(scope, print)
     assert conn.execute("SELECT count(*) FROM assets").fetchone()[0] == 8  # 12 less the four in ns2
     assert conn.execute("SELECT value FROM meta WHERE name = 'assets'").fetchone()[0] == "8"
 

@@ -19,7 +19,7 @@ def log_lines(home: Path) -> list[dict]:
 
 
 def test_recall_prints_hits_with_run_id_and_records_run(cli, home, team):
-    res = cli("recall", "redis", "timeout")
+    res = cli("recall", "redis", "client")
     assert res.code == 0, res.err
     first = res.out.splitlines()[0]
     assert first.startswith("--- [teamai:recall:start] --- (1 result) run=")
@@ -66,8 +66,9 @@ def test_recall_counts_recalled_in_ledger(cli, home):
     cli("recall", "redis", env={"TEAMAI_NOW": "2026-11-30T10:00:00Z"})
     cli("recall", "redis", env={"TEAMAI_NOW": "2026-11-30T11:00:00Z"})
     text = next(home.glob("workspaces/*/votes.yaml")).read_text()
-    assert '"redis-timeout":\n    recalled_count: 2\n    upvoted_count: 0\n' \
-           '    last_recalled_at: "2026-11-30T11:00:00.000Z"' in text
+    assert text == ("version: 2\nvotes:\n  redis-timeout:\n    recalled_count: 2\n    upvoted_count: 0\n"
+                    "    last_recalled_at: 2026-11-30T11:00:00.000Z\n"
+                    "deltas:\n  redis-timeout:\n    recalled_delta: 2\n    upvoted_delta: 0\n")
 
 
 def test_state_files_are_private(cli, home):

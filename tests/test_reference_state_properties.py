@@ -1,6 +1,6 @@
 """Properties of the reference's state that no black-box scenario can observe: what the votes
 ledger holds, that nothing reaches the team's git repository, where state lives and with which
-permissions, the hidden ``--caller`` flag, and a team folder that cannot be used."""
+permissions, and a team folder that cannot be used."""
 
 from __future__ import annotations
 
@@ -38,9 +38,11 @@ def _recall_read_stop(cli, team: Path) -> str:  # type: ignore[no-untyped-def]
 def test_votes_ledger_keeps_only_the_four_counters(cli, home, team) -> None:  # type: ignore[no-untyped-def]
     run_id = _recall_read_stop(cli, team)
     (path,) = home.glob("workspaces/*/votes.yaml")
-    votes = ledger.read(str(path))
-    assert votes["redis-timeout"]["upvoted_count"] == 1  # the read did vote, so the ledger was written
-    assert all(set(entry) <= COUNTERS for entry in votes.values()), votes
+    document = ledger.load(str(path))
+    assert document["votes"]["redis-timeout"]["upvoted_count"] == 1  # the read did vote, so it was written
+    assert set(document) == {"version", "votes", "deltas"}  # teamai's own sections, nothing per run
+    assert all(set(entry) <= COUNTERS for entry in document["votes"].values()), document
+    assert all(set(delta) == {"recalled_delta", "upvoted_delta"} for delta in document["deltas"].values())
     text = path.read_text(encoding="utf-8")
     assert run_id not in text and SESSION not in text
 
@@ -79,13 +81,6 @@ def test_state_folders_are_private(cli, home) -> None:  # type: ignore[no-untype
     assert len(folders) > 1
     for folder in folders:
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
-
-
-def test_recall_help_does_not_list_caller(cli) -> None:  # type: ignore[no-untyped-def]
-    helped = cli.subprocess("recall", "--help")
-    assert helped.code == 0 and "--check" in helped.out
-    assert "--caller" not in helped.out + helped.err
-    assert cli("recall", "redis", "--caller", "teamai-recall").code == 0  # accepted all the same
 
 
 def test_a_bad_team_folder_is_exit_3_and_writes_nothing(cli, home, tmp_path) -> None:  # type: ignore[no-untyped-def]

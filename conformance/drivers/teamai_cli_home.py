@@ -6,16 +6,39 @@ team repository whose first commit holds ``teamai.yaml`` (without it recall find
 clone of it as ``~/.teamai/team-repo``, a ``config.yaml`` in user scope that never updates
 itself, then ``teamai pull``. Every process runs offline: npm points at a closed port and the
 remote commands are switched off, so the Stop hook's update check cannot reach the network.
+
+What 0.25 indexes, and how the set-up makes it index what the reference indexes:
+
+- ``rules/**`` and ``docs/**`` are read recursively, keyed and (without a frontmatter ``title``)
+  titled by their path under the folder; ``skills/<dir>/SKILL.md`` by the folder name.
+- Learnings: only the files directly under ``learnings/``, plus every file below the folders a
+  *projects manifest* activates (``manifest/projects.yaml`` in the team repository, its projects'
+  ``resources.learnings``; ``projects:`` in ``config.yaml`` names the active ones). The set-up
+  writes one project, ``TEAM_PROJECT``, listing every folder under ``learnings/``, and activates
+  it. When the tree has exactly one such folder a second, absent one is listed too: with one
+  namespace 0.25's ``contribute`` would publish into it, and the reference publishes at the top.
+- teamwiki pages are not in 0.25's search index: each recall reads
+  ``teamwiki/evidence/code/<slug>/`` again and keeps, at its default depth, ``overview.md``,
+  ``modules/**.md`` and ``docs/**.md`` files (never ``index.md``, ``router.md``, ``hot.md`` at the
+  top of a codebase); :func:`indexed_assets` counts pages by that rule.
+
+:func:`indexed_assets` answers which assets 0.25 indexed, by tree path, so a caller can compare
+them with the reference's and treat a difference as an error.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 
 VERSION = "0.25.0"
 ENTRY_VARIABLE = "TEAMAI_CLI_ENTRY"  # a teamai-cli entry script to use instead of installing one
+TEAM_PROJECT = "team-tree"  # the one project of the manifest the set-up writes
+_ABSENT_NAMESPACE = "no-such-learnings-folder"
+_IGNORED = frozenset({"__pycache__", ".DS_Store", "node_modules", ".git"})  # names 0.25's walks skip
 INSTALL_TIMEOUT = 600.0
 STEP_TIMEOUT = 120.0
 # Variables through which a calling agent's session would leak into teamai's attribution.
@@ -69,10 +92,31 @@ def _git(args: list[str], cwd: str | None = None) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, timeout=STEP_TIMEOUT)
 
 
+def learnings_namespaces(team: str) -> list[str]:
+    """The folders directly under ``learnings/`` (0.25 calls them namespaces), sorted."""
+    top = os.path.join(team, "learnings")
+    try:
+        names = [e.name for e in os.scandir(top) if e.is_dir() and e.name not in _IGNORED]
+    except OSError:
+        return []
+    return sorted(names)
+
+
+def projects_manifest(namespaces: list[str]) -> str:
+    """``manifest/projects.yaml`` with one project whose learnings are ``namespaces``."""
+    listed = list(namespaces) + ([_ABSENT_NAMESPACE] if len(namespaces) == 1 else [])
+    lines = ["version: 1", "projects:", f"  - id: {TEAM_PROJECT}",
+             "    description: every learnings folder of the team tree", "    resources:",
+             "      learnings:"]
+    lines += [f"        - {json.dumps(ns, ensure_ascii=False)}" for ns in listed]
+    return "\n".join(lines) + "\n"
+
+
 def make_home(team: str, workdir: str, username: str = "bench") -> str:
     """Lay out the team remote, its clone and ``config.yaml`` under ``workdir``; returns HOME.
 
-    ``team`` is a folder holding the team tree; it is copied, never changed.
+    ``team`` is a folder holding the team tree; it is copied, never changed. Learnings in folders
+    under ``learnings/`` are switched on through a projects manifest (see the module docstring).
     """
     home = os.path.join(workdir, "home")
     bare = os.path.join(workdir, "team.git")
@@ -82,6 +126,11 @@ def make_home(team: str, workdir: str, username: str = "bench") -> str:
     shutil.copytree(team, seed, ignore=shutil.ignore_patterns(".git"))
     with open(os.path.join(seed, "teamai.yaml"), "w", encoding="utf-8") as fh:
         fh.write(f"team: {username}\nrepo: {bare}\nprovider: github\n")
+    namespaces = learnings_namespaces(seed)
+    if namespaces:
+        os.makedirs(os.path.join(seed, "manifest"), exist_ok=True)
+        with open(os.path.join(seed, "manifest", "projects.yaml"), "w", encoding="utf-8") as fh:
+            fh.write(projects_manifest(namespaces))
     _git(["init", "-q", "-b", "main"], seed)
     _git(["add", "-A"], seed)
     _git(["commit", "-qm", "seed"], seed)
@@ -90,7 +139,8 @@ def make_home(team: str, workdir: str, username: str = "bench") -> str:
     _git(["clone", "-q", "-b", "main", bare, repo])
     with open(os.path.join(home, ".teamai", "config.yaml"), "w", encoding="utf-8") as fh:
         fh.write(f"repo:\n  localPath: {repo}\n  remote: {bare}\nusername: {username}\n"
-                 "scope: user\nupdatePolicy: skip\n")
+                 "scope: user\nupdatePolicy: skip\n"
+                 + (f"projects:\n  - {TEAM_PROJECT}\n" if namespaces else ""))
     return home
 
 
@@ -99,3 +149,79 @@ def set_up(entry: str, team: str, workdir: str) -> dict[str, str]:
     env = offline_env(make_home(team, workdir))
     subprocess.run(["node", entry, "pull"], env=env, capture_output=True, timeout=1800)
     return env
+
+
+def _walk_md(top: str) -> list[str]:
+    """``.md`` files under ``top`` as relative posix paths, skipping what 0.25's walks skip."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in _IGNORED]
+        rel = os.path.relpath(folder, top)
+        for name in files:
+            if name.endswith(".md") and name not in _IGNORED:
+                found.append(name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}")
+    return sorted(found)
+
+
+_WIKI_KEPT = (re.compile(r"overview\.md$"), re.compile(r"modules/.+\.md$"), re.compile(r"docs/.+\.md$"))
+_WIKI_NAVIGATION = frozenset({"router.md", "index.md", "hot.md"})
+_WIKI_MAX_DEPTH = 10
+
+
+def wiki_pages(clone: str) -> list[str]:
+    """Tree paths of the teamwiki pages a 0.25 recall reads at its default depth (``context``)."""
+    code = os.path.join(clone, "teamwiki", "evidence", "code")
+    try:
+        slugs = sorted(e.name for e in os.scandir(code) if e.is_dir())
+    except OSError:
+        return []
+    pages = []
+    for slug in slugs:
+        for rel in _walk_md(os.path.join(code, slug)):
+            page = f"evidence/code/{slug}/{rel}"
+            parts = page.split("/")
+            if len(parts) - 3 > _WIKI_MAX_DEPTH or not any(p.search(page) for p in _WIKI_KEPT):
+                continue
+            if len(parts) - 3 <= 1 and parts[-1] in _WIKI_NAVIGATION:
+                continue
+            pages.append(f"teamwiki/{page}")
+    return pages
+
+
+# 0.25's type names -> the reference's kinds
+KINDS = {"rules": "rule", "docs": "doc", "learnings": "learning", "skills": "skill"}
+
+
+def tree_path(home: str, printed: str) -> str | None:
+    """The tree path (``rules/…md``, ``docs/…md``, ``learnings/<id>``, ``skills/<dir>``,
+    ``teamwiki/…md``) of a file 0.25 printed, or ``None`` for one outside the team's folders."""
+    state = os.path.join(home, ".teamai")
+    synced, clone = os.path.join(state, "learnings") + os.sep, os.path.join(state, "team-repo") + os.sep
+    if printed.startswith(synced):
+        rel = "learnings/" + printed[len(synced):].replace(os.sep, "/")
+    elif printed.startswith(clone):
+        rel = printed[len(clone):].replace(os.sep, "/")
+    else:
+        return None
+    if rel.startswith("learnings/") and rel.endswith(".md"):
+        return rel[:-3]
+    if rel.startswith("skills/") and rel.endswith("/SKILL.md"):
+        return rel[: -len("/SKILL.md")]
+    if rel.startswith(("rules/", "docs/", "teamwiki/")):
+        return rel
+    return None
+
+
+def indexed_assets(home: str) -> dict[str, set[str]]:
+    """What 0.25 indexed in this HOME, by kind (the reference's names) and tree path: the entries
+    of its search index (``~/.teamai/search-index.json``, written by ``pull``) and the teamwiki
+    pages its recall reads. A path 0.25 indexed outside the team's folders is kept as printed."""
+    found: dict[str, set[str]] = {kind: set() for kind in (*KINDS.values(), "wiki")}
+    with open(os.path.join(home, ".teamai", "search-index.json"), encoding="utf-8") as fh:
+        index = json.load(fh)
+    for entry in index.get("entries") or ():
+        kind = KINDS.get(str(entry.get("type")), str(entry.get("type")))
+        path = str(entry.get("path") or "")
+        found.setdefault(kind, set()).add(tree_path(home, path) or path)
+    found["wiki"].update(wiki_pages(os.path.join(home, ".teamai", "team-repo")))
+    return found

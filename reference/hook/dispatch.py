@@ -3,11 +3,15 @@
 It runs on every tool call of every agent, so it is short and it never breaks the agent: whatever
 arrives on stdin (not JSON, the wrong types, missing fields, too large, no team configured), it
 exits 0, prints nothing, and writes to the recall log only whole lines built by ``classify``. A
-problem is noted in the scope's debug log as agent, event and reason, never with payload content.
+problem is noted in the debug log (``hook-debug.log`` in the active scope's state folder, or in the
+state home when no team is configured) as agent, event and reason, never with payload content.
 
 All lines of one call go to the active scope's log in one append under the log's lock, so a reader
 never sees half a call. At Stop and SubagentStop the reducer runs (its failures are only noted).
 Imports stay small on purpose: no YAML, no SQLite, no argparse, no index.
+
+``--payload-file FILE`` is for people: it reads a saved payload (raw, or the corpus form
+``{provenance, agent, event, payload}``) instead of stdin, and says any problem on stderr too.
 """
 
 from __future__ import annotations
@@ -37,28 +41,74 @@ _EVENTS = {
 }
 
 
+EVENTS = (POST_TOOL_USE, POST_TOOL_USE_FAILURE, STOP, SUBAGENT_STOP, SESSION_START)
+
+
 def normalize_event(name: str) -> str | None:
     """``post-tool-use``, ``PostToolUse``, ``postToolUse`` ... as one name; None for events we ignore."""
     return _EVENTS.get(name.lower().replace("-", "").replace("_", ""))
 
 
-def parse_argv(argv: Sequence[str]) -> tuple[str, str]:
-    """(event, agent) from ``<event> --tool <agent> [--matcher X]``; unknown words are ignored."""
-    event, agent = "", ""
+USAGE = """usage: teamai-ref hook-dispatch EVENT --tool AGENT [--team DIR] [--user-team DIR] [--payload-file FILE]
+
+The hook every agent calls: reads one payload (JSON) on stdin and records claims, evidence and
+links in the active scope's recall log; at stop and subagent-stop it credits upvotes. It always
+exits 0 and prints nothing: problems go to hook-debug.log in the scope's state folder (agent,
+event and reason; never payload text).
+
+  EVENT                post-tool-use, post-tool-use-failure, stop, subagent-stop or session-start
+                       (also as agents spell them: PostToolUse, postToolUse, ...)
+  --tool AGENT         AGENTS
+  --team DIR           the workspace team tree (default: $TEAMAI_TEAM)
+  --user-team DIR      the user-scope team tree (default: $TEAMAI_USER_TEAM)
+  --payload-file FILE  read the payload from FILE instead of stdin: a raw payload or a file of the
+                       corpus (payloads/<agent>/*.json); its agent and event are used when not given
+  --matcher X          accepted and ignored (some hook settings pass it)
+
+teamai-ref hook-command prints the fastest line for an agent's settings; teamai-ref doctor says
+what a hook line would do here.
+"""
+
+
+class Args:
+    """The hook's command line, read without argparse (a hook is a fresh process on every call)."""
+
+    __slots__ = ("event", "agent", "team", "user_team", "payload_file", "help")
+
+    def __init__(self) -> None:
+        self.event = ""
+        self.agent = ""
+        self.team: str | None = None
+        self.user_team: str | None = None
+        self.payload_file: str | None = None
+        self.help = False
+
+
+_VALUED = {"--tool": "agent", "--team": "team", "--user-team": "user_team", "--payload-file": "payload_file",
+           "--matcher": ""}
+
+
+def parse_args(argv: Sequence[str]) -> Args:
+    """``<event> --tool <agent> [--team DIR] [--user-team DIR] [--payload-file FILE] [--matcher X]``;
+    ``--flag=value`` too; unknown words are ignored."""
+    args = Args()
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("--tool", "--matcher") and i + 1 < len(argv):
-            if arg == "--tool":
-                agent = argv[i + 1]
-            i += 2
-            continue
-        if arg.startswith("--tool="):
-            agent = arg[len("--tool="):]
-        elif not arg.startswith("-") and not event:
-            event = arg
+        name, eq, value = arg.partition("=")
+        if name in _VALUED and (eq or i + 1 < len(argv)):
+            if not eq:
+                value = argv[i + 1]
+                i += 1
+            if _VALUED[name]:
+                setattr(args, _VALUED[name], value)
+        elif arg in ("--help", "-h"):
+            args.help = True
+        elif not arg.startswith("-") and not args.event:
+            args.event = arg
         i += 1
-    return event, agent.strip().lower()
+    args.agent = args.agent.strip().lower()
+    return args
 
 
 def _safe(word: str) -> str:
@@ -73,8 +123,14 @@ class _Debug:
         self.agent = _safe(agent)
         self.event = _safe(event)
         self.path = os.path.join(config.home_dir(env), "hook-debug.log")
+        self.echo: IO[str] | None = None
 
     def __call__(self, reason: str) -> None:
+        if self.echo is not None:
+            try:
+                self.echo.write(f"teamai-ref hook-dispatch: {' '.join(reason.split())}\n")
+            except Exception:  # noqa: BLE001 - best effort
+                pass
         try:
             try:
                 ts = clock.now_stamp(self.env)
@@ -132,14 +188,16 @@ def _plausible_ids(call: ToolCall) -> bool:
     return all(len(v) <= MAX_ID for v in values)
 
 
-def _stopping_session(agent: str, raw: bytes | None, event: str) -> str | None:
+def _stopping_session(agent: str, raw: bytes | None, payload: Mapping[str, Any] | None,
+                      event: str) -> str | None:
     """The session a Stop payload names, if it can be read; None reduces every session."""
-    if raw is None or agent not in AGENTS:
+    if agent not in AGENTS:
         return None
     try:
-        import json
+        if payload is None and raw is not None:
+            import json
 
-        payload = json.loads(raw)
+            payload = json.loads(raw)
         return to_toolcall(agent, payload, event).session if isinstance(payload, dict) else None
     except Exception:  # noqa: BLE001 - a payload we cannot read just means a wider reduce
         return None
@@ -154,35 +212,88 @@ def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | Non
     try:
         reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"), session)
     except Exception as exc:  # noqa: BLE001 - a Stop hook must not fail the agent
-        debug(f"reducer failed: {type(exc).__name__}")
+        from ..ledger import YamlUnavailable
+
+        if isinstance(exc, YamlUnavailable):
+            debug(f"{exc}: nothing was credited, the reads stay pending (install PyYAML there, or run "
+                  "teamai-ref pull)")
+        else:
+            debug(f"reducer failed: {type(exc).__name__}")
 
 
-def _dispatch(agent: str, event_name: str, env: Mapping[str, str], stdin: IO[bytes] | IO[str],
-              debug: _Debug) -> None:
-    raw = _read(stdin)
+def unwrap_corpus(payload: dict[str, Any]) -> tuple[dict[str, Any], str, str] | None:
+    """(payload, agent, event) of a file in the corpus form (``payloads/<agent>/*.json``:
+    ``{provenance, agent, event, payload}``); None for a raw payload."""
+    if "provenance" in payload and isinstance(payload.get("payload"), dict):
+        agent, event = payload.get("agent"), payload.get("event")
+        return payload["payload"], agent if isinstance(agent, str) else "", event if isinstance(event, str) else ""
+    return None
+
+
+def _read_file(path: str) -> bytes | None:
+    with open(path, "rb") as fh:
+        return _read(fh)
+
+
+def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], debug: _Debug) -> None:
+    payload: dict[str, Any] | None = None
+    raw = _read(stdin) if args.payload_file is None else None
     if config.recording_disabled(env):
         return
-    event = normalize_event(event_name)
-    if event is None or event == SESSION_START:
-        return
     try:
-        cfg = config.load(env)
+        cfg = config.load(env, args.team, args.user_team)
     except config.ConfigError:
         debug("no team configured")
         return
     debug.path = cfg.active.debug_log_path
-    if event in (STOP, SUBAGENT_STOP):
-        _reduce(cfg, debug, _stopping_session(agent, raw, event))
+    if args.payload_file is not None:
+        try:
+            raw = _read_file(args.payload_file)
+        except OSError as exc:
+            debug(f"the payload file cannot be read ({exc.strerror or type(exc).__name__})")
+            return
+        if raw is not None:
+            payload = _parse_payload(raw, debug)
+            if payload is None:
+                return
+            corpus = unwrap_corpus(payload)
+            if corpus is not None:
+                payload, file_agent, file_event = corpus
+                args.agent = args.agent or file_agent.strip().lower()
+                args.event = args.event or file_event
+            if not args.event:  # as replay does: the payload's own event name, else post-tool-use
+                named = payload.get("hook_event_name") or payload.get("hookEventName")
+                args.event = named if isinstance(named, str) and named else POST_TOOL_USE
+            debug.agent, debug.event = _safe(args.agent), _safe(args.event)
+    agent, event_name = args.agent, args.event
+    event = normalize_event(event_name)
+    if event is None:
+        debug("unknown event: ignored" if event_name else "no event given: ignored")
         return
+    stopping = event in (STOP, SUBAGENT_STOP)
     if agent not in AGENTS:
-        debug("unknown agent")
+        if not agent and args.payload_file is not None:
+            debug("the payload file names no agent: pass --tool AGENT")
+        else:
+            debug("unknown agent: its Stop reduces every session" if stopping else "unknown agent")
+        if not stopping:
+            return
+    if stopping:
+        _reduce(cfg, debug, _stopping_session(agent, raw, payload, event))
+        return
+    if event == SESSION_START:
         return
     if raw is None:
         debug(f"payload larger than {MAX_PAYLOAD} bytes: ignored")
         return
-    payload = _parse_payload(raw, debug)
     if payload is None:
-        return
+        payload = _parse_payload(raw, debug)
+        if payload is None:
+            return
+        if unwrap_corpus(payload) is not None:
+            debug("the payload is in the corpus form ({provenance, agent, event, payload}): "
+                  "pass such a file with --payload-file")
+            return
     from ..runlog import append
     from . import classify
 
@@ -201,15 +312,22 @@ def _dispatch(agent: str, event_name: str, env: Mapping[str, str], stdin: IO[byt
         debug("the payload holds text that is not valid Unicode: ignored")
 
 
-def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], stderr: IO[str]) -> int:
+def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], stderr: IO[str],
+         stdout: IO[str] | None = None) -> int:
     """Always 0: nothing a payload can do makes the agent's tool call fail."""
     try:
-        event_name, agent = parse_argv(argv)
-        debug = _Debug(env, agent, event_name)
+        args = parse_args(argv)
+        if args.help:
+            if stdout is not None:
+                stdout.write(USAGE.replace("AGENTS", ", ".join(AGENTS)))
+            return 0
+        debug = _Debug(env, args.agent, args.event)
+        if args.payload_file is not None:
+            debug.echo = stderr  # a person is running it: say problems there too
     except Exception:  # noqa: BLE001
         return 0
     try:
-        _dispatch(agent, event_name, env, stdin, debug)
+        _dispatch(args, env, stdin, debug)
     except Exception as exc:  # noqa: BLE001 - the one place every failure ends
         debug(_reason(exc))
     return 0

@@ -4,7 +4,11 @@ A hook runs on every tool call of every agent, so its start-up is most of its co
 ``python -I -S <this file> post-tool-use --tool claude``: ``-S`` skips the interpreter's site
 set-up and ``-I`` ignores the environment's Python variables; the folder this package is
 installed in is put on the path by hand instead. ``teamai-ref hook-command`` prints the exact
-line for the current installation.
+line for the current installation. What the site set-up would have found (PyYAML, in an editable
+install) is set up late, only on the rare path that needs it (``ledger.yaml_module``).
+
+An installation too broken to import the reference still exits 0 (a hook never fails the
+agent's tool call) and leaves one line in the debug log under the state home.
 """
 
 import os
@@ -12,6 +16,32 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from reference.hook.dispatch import main  # noqa: E402
 
-sys.exit(main(sys.argv[1:], os.environ, sys.stdin.buffer, sys.stderr))
+def _note_broken(exc: BaseException) -> None:
+    """One debug line, written with nothing but ``os`` (the reference could not be imported)."""
+    try:
+        import time
+
+        words = [a for a in sys.argv[1:] if not a.startswith("-")]
+        agent = sys.argv[sys.argv.index("--tool") + 1] if "--tool" in sys.argv[:-1] else "-"
+        home = os.environ.get("TEAMAI_HOME") or os.path.join(os.path.expanduser("~"), ".teamai-ref")
+        os.makedirs(home, 0o700, exist_ok=True)
+        line = (f"{time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime())} agent={agent[:64] or '-'} "
+                f"event={(words[0] if words else '-')[:64]} the hook cannot import the reference "
+                f"({type(exc).__name__}): reinstall teamai-ref, then run teamai-ref doctor\n")
+        fd = os.open(os.path.join(home, "hook-debug.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, " ".join(line.split()).encode("utf-8", "replace") + b"\n")
+        finally:
+            os.close(fd)
+    except Exception:  # noqa: BLE001 - best effort, like every debug line
+        pass
+
+
+try:
+    from reference.hook.dispatch import main
+except Exception as exc:  # noqa: BLE001 - a broken installation must not fail the agent's tool call
+    _note_broken(exc)
+    sys.exit(0)
+
+sys.exit(main(sys.argv[1:], os.environ, sys.stdin.buffer, sys.stderr, sys.stdout))

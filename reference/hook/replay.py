@@ -31,10 +31,9 @@ def _load(path: str) -> tuple[dict[str, Any], str | None, str | None]:
         data = json.loads(fh.read())
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
-    if isinstance(data.get("payload"), dict) and "provenance" in data:
-        agent = data.get("agent") if isinstance(data.get("agent"), str) else None
-        event = data.get("event") if isinstance(data.get("event"), str) else None
-        return data["payload"], agent, event
+    corpus = dispatch.unwrap_corpus(data)
+    if corpus is not None:
+        return corpus[0], corpus[1] or None, corpus[2] or None
     return data, None, None
 
 

@@ -1,7 +1,7 @@
 """The reference in-process and the reference behind the real protocol give the same results.
 
 ``reference-subprocess`` (the protocol to ``teamai-conformance driver reference``) is checked on
-the whole corpus. ``reference-cli`` (the protocol, and every command a real ``teamai-ref``
+the whole corpus, in chunks of cases. ``reference-cli`` (the protocol, and every command a real ``teamai-ref``
 process) on the fixture corpus plus the first two scenarios of every area, since every one of its
 steps costs an interpreter start.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+
+import pytest
 
 from conformance import corpus, pool
 
@@ -45,11 +47,16 @@ def test_fixture_corpus_same_both_ways():
     _compare(loaded, loaded.scenarios)
 
 
-def test_whole_corpus_same_through_the_protocol():
-    loaded = corpus.load(ROOT)
-    chosen = [s for s in loaded.scenarios if not corpus_problems(loaded, s)]
-    assert len(chosen) == len(loaded.scenarios)
-    _compare(loaded, chosen, "reference-subprocess")
+PROJECT = corpus.load(ROOT)
+CHUNK = 40  # cases per test, so parallel workers share the corpus
+
+
+@pytest.mark.parametrize("first", range(0, len(PROJECT.scenarios), CHUNK),
+                         ids=lambda first: f"cases-{first + 1}-{min(first + CHUNK, len(PROJECT.scenarios))}")
+def test_whole_corpus_same_through_the_protocol(first):
+    chosen = PROJECT.scenarios[first:first + CHUNK]
+    assert [s.id for s in chosen if corpus_problems(PROJECT, s)] == []
+    _compare(PROJECT, chosen, "reference-subprocess")
 
 
 def test_project_corpus_slice_same_both_ways():

@@ -86,3 +86,22 @@ def test_report_of_a_crash_run_has_footer_and_rerun(corpus_copy, fake, tmp_path)
     lines = [json.loads(x) for x in report.read_text().splitlines()]
     assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "footer"
     assert lines[1]["outcome"] == "crash" and "--only aa-boom" in lines[1]["rerun"]
+
+
+def test_the_report_groups_not_applicable_cases_by_what_the_driver_lacked(corpus_copy, fake, tmp_path):
+    """PROTOCOL.md: the report says which need was missing; one line, grouped, counts adding up."""
+    report = tmp_path / "r.jsonl"
+    out = io.StringIO()
+    code = cli.main(["--corpus", str(corpus_copy), "run", "--impl", fake("few"), "--report", str(report)],
+                    out, io.StringIO())
+    assert code == cli.EXIT_UNEXPECTED  # fx-designed-to-fail still fails
+    assert "not applicable: 3 (a recall log: 2; command hook + agent claude + a recall log: 1)" in out.getvalue()
+    cases = {c["id"]: c for c in map(json.loads, report.read_text().splitlines()) if c["kind"] == "case"}
+    assert cases["fx-read-needs-hook"]["lacking"] == ["command hook", "agent claude", "a recall log"]
+    assert cases["fx-designed-to-fail"]["lacking"] == []
+
+
+def test_no_not_applicable_line_when_every_case_applies():
+    out = io.StringIO()
+    cli.main(["--corpus", str(Path(__file__).resolve().parent / "corpus"), "run"], out, io.StringIO())
+    assert "not applicable" not in out.getvalue()

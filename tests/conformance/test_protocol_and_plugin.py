@@ -83,3 +83,19 @@ def test_plugin_collects_scenarios_as_items_named_by_case_id(pytester):
     result.stdout.fnmatch_lines(["*FAIL fx-designed-to-fail*", "*first difference at expect.votes*"])
     only = pytester.runpytest_subprocess("scenarios", "-q", "-k", "fx-recall-prints-hit", "-p", "no:cacheprovider")
     only.assert_outcomes(passed=1)
+
+
+def test_plugin_warns_about_unknown_ids_in_the_reference_expectations(pytester):
+    # the project sits below the working folder, so its conformance/ folder cannot shadow the package
+    project = pytester.path / "project"
+    for name in ("scenarios", "payloads"):
+        shutil.copytree(HERE / "corpus" / name, project / name)
+    tracked = project / "conformance" / "expectations" / "reference.toml"
+    tracked.parent.mkdir(parents=True)
+    tracked.write_text('[fx-designed-to-fail]\nstatus = "fail"\nreason = "on purpose"\n'
+                       '\n[fx-gone]\nstatus = "fail"\nreason = "renamed"\n')
+    (project / "pytest.ini").write_text("[pytest]\n")
+    result = pytester.runpytest_subprocess("project/scenarios", "--rootdir", "project", "-q", "-p",
+                                           "no:cacheprovider")
+    result.assert_outcomes(passed=3, xfailed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*reference.toml names 1 case the corpus does not have: fx-gone*"])

@@ -245,3 +245,113 @@ def test_arbitrary_json_never_breaks_the_hook(cli: Cli, agent: str, event: str, 
 def test_arbitrary_bytes_never_break_the_hook(cli: Cli, agent: str, payload: bytes) -> None:
     hook(cli, "post-tool-use", agent, payload)
     log_lines(cli)
+
+
+# --- what a person running it by hand meets -------------------------------------------------------
+
+@pytest.mark.parametrize("event", ["prompt-submit", "UserPromptSubmit", "pre-tool-use", "session-end"])
+def test_an_unknown_event_is_noted_without_payload_text(cli: Cli, event: str) -> None:
+    hook(cli, event, "claude", read_payload(cli, secret="do-not-log-me"))
+    text = debug_text(scope(cli).debug_log_path)
+    assert f"agent=claude event={event} unknown event: ignored" in text
+    assert "do-not-log-me" not in text and "redis" not in text
+
+
+def test_a_missing_event_is_noted(cli: Cli) -> None:
+    hook(cli, "", "claude", read_payload(cli))
+    assert "no event given: ignored" in debug_text(scope(cli).debug_log_path)
+
+
+@pytest.mark.parametrize("event", ["stop", "subagent-stop", "session-start"])
+def test_an_unknown_agent_is_noted_at_every_event(cli: Cli, event: str) -> None:
+    hook(cli, event, "nonesuch", b'{"session_id": "ses-1"}')
+    assert f"agent=nonesuch event={event} unknown agent" in debug_text(scope(cli).debug_log_path)
+
+
+def test_known_events_that_record_nothing_are_not_noted(cli: Cli) -> None:
+    for event in ("session-start", "PostToolUseFailure"):
+        hook(cli, event, "claude", read_payload(cli))
+    assert debug_text(scope(cli).debug_log_path) == ""
+
+
+@pytest.mark.parametrize("form", ["separate", "equals"])
+def test_team_flags_choose_the_scope(cli: Cli, tmp_path: Path, form: str) -> None:
+    team = cli.env["TEAMAI_TEAM"]
+    env = {"TEAMAI_TEAM": "", "TEAMAI_USER_TEAM": ""}
+    flags = ["--team", team] if form == "separate" else [f"--team={team}"]
+    result = cli("hook-dispatch", "post-tool-use", "--tool", "claude", *flags, stdin=read_payload(cli), env=env)
+    assert (result.code, result.out, result.err) == (0, "", "")
+    assert [r["kind"] for r in log_lines(cli)] == ["evidence"]
+
+
+def test_user_team_flag_makes_the_user_scope_active(cli: Cli) -> None:
+    team = cli.env["TEAMAI_TEAM"]
+    result = cli("hook-dispatch", "post-tool-use", "--tool", "claude", "--user-team", team,
+                 stdin=read_payload(cli), env={"TEAMAI_TEAM": "", "TEAMAI_USER_TEAM": ""})
+    assert result.code == 0
+    user = config.load({**cli.env, "TEAMAI_TEAM": ""}, None, team).active
+    assert user.name == config.USER
+    assert Path(user.log_path).exists()
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_says_how_to_call_it(cli: Cli, flag: str) -> None:
+    result = cli("hook-dispatch", flag, stdin=read_payload(cli))
+    assert result.code == 0 and result.err == ""
+    assert result.out.startswith("usage: teamai-ref hook-dispatch EVENT --tool AGENT")
+    for word in ("--team", "--user-team", "--payload-file", "hook-debug.log", "claude", "post-tool-use"):
+        assert word in result.out, word
+    assert log_lines(cli) == []
+
+
+def _corpus_file(cli: Cli, tmp_path: Path, name: str = "post-tool-use-read") -> Path:
+    from ._support import ROOT
+
+    corpus = json.loads((ROOT / "payloads" / "claude" / f"{name}.json").read_text())
+    corpus["payload"]["tool_input"]["file_path"] = str(Path(cli.env["TEAMAI_TEAM"]).resolve() / "learnings"
+                                                       / "redis-timeout.md")
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(corpus))
+    return path
+
+
+def test_payload_file_in_the_corpus_form_takes_agent_and_event_from_the_file(cli: Cli, tmp_path: Path) -> None:
+    path = _corpus_file(cli, tmp_path)
+    result = cli("hook-dispatch", "--payload-file", str(path))
+    assert (result.code, result.out, result.err) == (0, "", "")
+    (line,) = log_lines(cli)
+    assert line["kind"] == "evidence" and line["agent"] == "claude"
+
+
+def test_payload_file_raw_and_the_command_line_wins(cli: Cli, tmp_path: Path) -> None:
+    raw = tmp_path / "raw.json"
+    raw.write_bytes(read_payload(cli))
+    assert cli("hook-dispatch", "post-tool-use", "--tool", "claude", "--payload-file", str(raw)).code == 0
+    corpus = _corpus_file(cli, tmp_path)
+    assert cli("hook-dispatch", "post-tool-use-failure", "--payload-file", str(corpus)).code == 0
+    assert [r["kind"] for r in log_lines(cli)] == ["evidence"]  # the failure event records nothing
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (None, "cannot be read"),
+    (b"{not json", "payload is not JSON"),
+    (b'{"provenance": {}, "payload": {"session_id": "s"}}', "names no agent: pass --tool"),
+])
+def test_payload_file_problems_are_said_once_and_exit_0(cli: Cli, tmp_path: Path, content: bytes | None,
+                                                         reason: str) -> None:
+    path = tmp_path / "payload.json"
+    if content is not None:
+        path.write_bytes(content)
+    result = cli("hook-dispatch", "--payload-file", str(path))
+    assert result.code == 0 and result.out == ""
+    assert len(result.err.splitlines()) == 1 and reason in result.err, result.err
+    assert reason in debug_text(scope(cli).debug_log_path) or content is None
+    assert log_lines(cli) == []
+
+
+def test_the_corpus_form_on_stdin_is_noted_not_recorded(cli: Cli, tmp_path: Path) -> None:
+    path = _corpus_file(cli, tmp_path)
+    hook(cli, "post-tool-use", "claude", path.read_bytes())
+    assert log_lines(cli) == []
+    assert "the corpus form" in debug_text(scope(cli).debug_log_path)
+    assert "--payload-file" in debug_text(scope(cli).debug_log_path)

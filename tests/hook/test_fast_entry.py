@@ -27,3 +27,19 @@ def test_hook_command_prints_a_line_that_records_like_the_console_script(cli: Cl
     log = Path(config.load(cli.env).active.log_path)
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert [(r["kind"], r["session"], r["path"]) for r in lines] == [("evidence", "s1", str(doc))]
+
+
+def test_a_fast_line_that_cannot_import_the_reference_exits_0_and_says_so(tmp_path: Path) -> None:
+    """A broken installation (the package half removed, say) must not fail every tool call of the
+    agent; it leaves one line in the debug log under the state home."""
+    import sys
+
+    lonely = tmp_path / "nowhere" / "hook" / "fast.py"
+    lonely.parent.mkdir(parents=True)
+    lonely.write_bytes((Path(config.__file__).parent / "hook" / "fast.py").read_bytes())
+    home = tmp_path / "home"
+    proc = subprocess.run([sys.executable, "-I", "-S", str(lonely), "stop", "--tool", "claude"], input=b"{}",
+                          capture_output=True, env={"TEAMAI_HOME": str(home), "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    (line,) = (home / "hook-debug.log").read_text().splitlines()
+    assert "agent=claude event=stop the hook cannot import the reference (ModuleNotFoundError)" in line

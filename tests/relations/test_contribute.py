@@ -84,16 +84,46 @@ def test_never_overwrites(cli, team, tmp_path) -> None:  # type: ignore[no-untyp
     assert not list((team / "learnings").glob(".contribute-*"))
 
 
-@pytest.mark.parametrize(("data", "message"), [(b"\xff\xfe", "not UTF-8"), (b"---\na: [\n---\nx\n", "not valid YAML")])
-def test_bad_file_is_refused_and_nothing_is_written(cli, team, tmp_path, data, message) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_that_is_not_text_is_refused_and_nothing_is_written(cli, team, tmp_path) -> None:  # type: ignore[no-untyped-def]
     src = tmp_path / "l.md"
-    src.write_bytes(data)
+    src.write_bytes(b"\xff\xfe")
     before = sorted((team / "learnings").rglob("*"))
     res = cli("contribute", "--file", str(src), "--title", "T", env=NOW)
-    assert res.code == 3 and message in res.err and res.err.count("\n") == 1
+    assert res.code == 3 and "not UTF-8" in res.err and res.err.count("\n") == 1
     assert sorted((team / "learnings").rglob("*")) == before
     res = cli("contribute", "--file", str(tmp_path / "missing.md"), "--title", "T", env=NOW)
     assert res.code == 3
+
+
+@pytest.mark.parametrize("text", [
+    "---\ntitle: [unclosed\nauthor: ana\n---\nThe quokka body stays searchable.\n",
+    "---\ntitle: no closing line\nThe quokka body stays searchable.\n",
+    "---\n- a list\n- not a mapping\n---\nThe quokka body stays searchable.\n",
+])
+def test_unreadable_frontmatter_is_published_as_written_with_a_warning(cli, team, tmp_path, text) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "l.md"
+    src.write_text(text)
+    before = set(published(team))
+    res = cli("contribute", "--file", str(src), "--title", "Quokka habits", env=NOW)
+    assert res.code == 0, res.err
+    (new,) = set(published(team)) - before
+    assert new.read_text() == text  # byte for byte: an unreadable block is not edited
+    lines = res.out.splitlines()
+    assert lines[0].startswith("⚠ frontmatter: ") and "published as written" in lines[0]
+    assert lines[-1] == f"Published learnings/{new.stem} to {new}"
+    assert res.err == ""
+    found = cli("recall", "quokka", "body", env={"TEAMAI_RECALL_DISABLED": "1"})
+    assert f"File: {new}" in found.out  # the index reads its body, as it does for any such file
+
+
+def test_unreadable_frontmatter_with_a_related_block_says_no_relation_is_read(cli, team, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "l.md"
+    src.write_text("---\ntitle: [x\nrelated:\n  REFERENCES: docs/payments-overview.md\n---\nbody\n")
+    res = cli("contribute", "--file", str(src), "--title", "Broken", env=NOW)
+    assert res.code == 0
+    marks = [line.split(":", 1)[0] for line in res.out.splitlines() if line.startswith("⚠")]
+    assert marks == ["⚠ frontmatter", "⚠ related"]
+    assert "so related: is not read" in res.out
 
 
 @pytest.mark.parametrize(("title", "slug"), [("Ledger receipt write times out at 3s", "ledger-receipt-write-times-out-at-3s"),

@@ -62,6 +62,7 @@ def test_spec_example(cli, team) -> None:  # type: ignore[no-untyped-def]
         f"{t}/rules/payments.md": [f"→ MAPS_TO {page}", f"→ REFERENCES {t}/skills/release/SKILL.md",
                                    f"→ REFERENCES {t}/docs/payments-overview.md"],
         page: [f"← MAPS_TO {t}/rules/payments.md"],
+        f"{t}/learnings/redis-timeout.md": [],
     }
     # right after File:, before the snippet
     assert f"File: {page}\nRelated: ← MAPS_TO {t}/rules/payments.md\nSnippet: " in res.out
@@ -236,3 +237,63 @@ def test_index_version_change_rebuilds_relations(cli, home, team) -> None:  # ty
     assert f"Related: ← MAPS_TO {team}/rules/payments.md" in res.out
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM meta WHERE name='version'").fetchone()[0] == index.INDEX_VERSION
+
+
+@pytest.fixture
+def large_tree(monkeypatch):  # type: ignore[no-untyped-def]
+    """Trees above this many assets notice in-place edits only through folder mtimes and a walk
+    every few minutes; three assets make the example tree such a tree."""
+    from reference import index
+
+    monkeypatch.setattr(index, "FULL_SCAN_LIMIT", 3)
+
+
+def _edit_in_place(path: Path, text: str) -> None:
+    """Rewrite a file without moving its folder's mtime, as an editor saving in place does."""
+    folder = os.stat(path.parent).st_mtime_ns
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.utime(path, ns=(10**18, 10**18))
+    os.utime(path.parent, ns=(folder, folder))
+
+
+@pytest.mark.parametrize("edit", ["remove", "add-link-only"])
+def test_large_tree_never_prints_a_removed_incoming_relation(make, large_tree, edit) -> None:  # type: ignore[no-untyped-def]
+    team, run = make({"rules/r.md": fm("related:\n  REFERENCES: docs/d.md\n", title="other"),
+                      "rules/s.md": fm(title="unrelated one"), "rules/t.md": fm(title="unrelated two"),
+                      "docs/d.md": fm(title="payments"), "docs/e.md": fm(title="unrelated three")})
+    assert related(run("recall", "payments").out)[f"{team}/docs/d.md"] == [f"← REFERENCES {team}/rules/r.md"]
+    body = "no relation at all" if edit == "remove" else "see [the doc](../docs/d.md)"
+    _edit_in_place(team / "rules" / "r.md", fm("", title="other", body=body))
+    expected = [] if edit == "remove" else [f"← REFERENCES {team}/rules/r.md"]
+    assert related(run("recall", "payments").out)[f"{team}/docs/d.md"] == expected  # at once, not in 5 minutes
+
+
+def test_large_tree_outgoing_target_edited_in_place_still_resolves(make, large_tree) -> None:  # type: ignore[no-untyped-def]
+    team, run = make({"rules/r.md": fm("related:\n  REFERENCES: docs/d.md\n", title="payments"),
+                      "docs/d.md": fm(title="other"), "docs/e.md": fm(title="x"), "docs/f.md": fm(title="y")})
+    assert related(run("recall", "payments").out)[f"{team}/rules/r.md"] == [f"→ REFERENCES {team}/docs/d.md"]
+    _edit_in_place(team / "docs" / "d.md", fm("related:\n  REFERENCES: rules/r.md\n", title="other"))
+    got = related(run("recall", "payments").out)[f"{team}/rules/r.md"]
+    assert got == [f"→ REFERENCES {team}/docs/d.md", f"← REFERENCES {team}/docs/d.md"]
+
+
+def test_large_tree_busy_index_leaves_out_what_an_edited_source_declared(make, large_tree, home) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    from reference import config
+
+    team, run = make({"rules/r.md": fm("related:\n  REFERENCES: docs/d.md\n", title="other", body="words"),
+                      "rules/s.md": fm(title="unrelated one"), "rules/t.md": fm(title="unrelated two"),
+                      "docs/d.md": fm(title="payments")})
+    assert related(run("recall", "payments").out)[f"{team}/docs/d.md"] == [f"← REFERENCES {team}/rules/r.md"]
+    _edit_in_place(team / "rules" / "r.md", fm("", title="other", body="nothing declared any more"))
+    holder = sqlite3.connect(config.load(run.env).active.index_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        res = run("recall", "payments", env={"TEAMAI_LOCK_WAIT": "0.2"})
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert res.code == 0 and related(res.out)[f"{team}/docs/d.md"] == []
+    assert "busy" in res.err and "left out" in res.err and len(res.err.splitlines()) == 1

@@ -1,0 +1,59 @@
+"""Output whose reader may go away (``teamai-conformance list | head``).
+
+A reader that stops early is a normal way to use a command, not an error: the command drops the
+rest of its output and finishes its work (a run still writes its ``--report`` and ``--junit``
+files), with the exit code it would have had. Python would instead raise ``BrokenPipeError`` at
+the next write and again when it flushes the stream on the way out.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Any
+
+
+class Sink:
+    """A text stream that drops everything after its reader went away."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._lost()
+
+    def isatty(self) -> bool:
+        return not self.gone and bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, ... of the stream underneath
+        return getattr(self.stream, name)
+
+    def _lost(self) -> None:
+        self.gone = True
+        silence(self.stream)
+
+
+def silence(stream: IO[Any]) -> None:
+    """Point ``stream``'s descriptor at the null device, so what is still buffered in it (and
+    the interpreter's last flush) goes nowhere instead of failing."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)

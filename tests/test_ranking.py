@@ -1,0 +1,159 @@
+"""Ranking and the words it ranks by: CJK pieces, names, heads, idf, ties, the cut, the score."""
+
+from __future__ import annotations
+
+import io
+import re
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import config, index, ranking, recall, words
+
+CJK_CHARS = "消息模型生产者消费者批量发送顺序事务集群部署节点主从同步异步刷盘重试延迟过滤标签デプロイ手順캐시설정배포절차"
+
+
+def _write(team: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = team / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return team
+
+
+def _hits(home: Path, team: Path, query: str, limit: int = 5, env: dict[str, str] | None = None) -> list[recall.Hit]:
+    cfg = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team), **(env or {})})
+    found = recall.search(cfg, query, lambda m: None, limit)
+    found.close()
+    return found.hits
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("合入后", " 合入 入后 后 "),
+    ("锁", " 锁 "),
+    ("MR 合入后 hook", "MR  合入 入后 后  hook"),
+    ("デプロイ", " デプ プロ ロイ イ "),
+    ("배포 절차", " 배포 포   절차 차 "),
+    ("RemotingConnectException", "RemotingConnectException Remoting Connect Exception"),
+    ("snake_case_name", "snake case name"),
+    ("HTTP and iOS", "HTTP and iOS i OS"),
+])
+def test_text_is_cut_into_the_words_the_index_holds(text: str, expected: str) -> None:
+    assert words.for_index(text) == expected
+
+
+_PLAIN_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_PLAIN_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
+
+
+def _plain_cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
+    """The cut as its rules say it, with no shortcut: CJK runs, underscores, then names."""
+    def name(match: re.Match[str]) -> str:
+        parts = words._CAMEL_PART.findall(match.group(0))
+        return f"{match.group(0)} {' '.join(parts)}" if len(parts) > 1 else match.group(0)
+    return _PLAIN_CAMEL.sub(name, _PLAIN_CJK.sub(pieces, text).replace("_", " ")) if text else ""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aBcXyZ09_ -.\né中文合入デプ캐시", max_size=40))
+def test_the_fast_cut_is_the_plain_cut(text: str) -> None:
+    """The shortcuts (ASCII text skips the CJK pass, each name is split once, the name pattern
+    never retries inside a word) change no word: the result is the plain rules' result."""
+    assert words.for_index(text) == _plain_cut(text, words._pieces)
+    expected = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", _plain_cut(text, words._query_pieces))))
+    assert words.query_words(text) == expected
+
+
+def test_a_query_is_cut_the_way_the_index_is() -> None:
+    assert words.query_words("MR 合入后 hook 没触发") == ["mr", "合入", "入后", "hook", "没触", "触发"]
+    assert words.query_words("锁 超时") == ["锁", "超时"]
+    assert ranking.query_terms("怎么查哪些分支包含某个 commit") == ["查哪", "些分", "分支", "支包", "包含", "含某", "commit"]
+    assert ranking.query_terms("how do I do it") == ["how", "do", "i", "it"]  # all stop words: all kept
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=CJK_CHARS + " ", min_size=1, max_size=12).filter(lambda s: s.strip()),
+       st.text(alphabet=CJK_CHARS, min_size=0, max_size=30))
+def test_any_cjk_text_of_a_document_finds_it(phrase: str, other: str) -> None:
+    """Index and query cut text the same way: a document holding the question's text is a hit."""
+    with tempfile.TemporaryDirectory() as raw:
+        tmp = Path(raw)
+        team = _write(tmp / "team", {"docs/a.md": f"# 文档\n\n前文{phrase}后文\n", "docs/b.md": f"# 其他\n\n{other}\n"})
+        assert "docs/a.md" in [h.entry.tree_path for h in _hits(tmp / "home", team, phrase)]
+
+
+def test_every_hit_scores_above_zero_even_in_a_tree_of_one(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {"rules/payments.md": "Every payment goes through ledger receipts.\n"})
+    (hit,) = _hits(tmp_path / "home", team, "payment ledger")
+    assert hit.score >= 1.0  # teamai's idf never falls below 1
+
+
+def test_scores_follow_the_evidence(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {
+        "docs/a.md": "---\ntitle: Kafka consumer lag\n---\nKafka consumer lag grows when a partition stalls.\n",
+        "docs/b.md": "---\ntitle: Partitions\n---\nA consumer reads partitions.\n",
+        "docs/c.md": "---\ntitle: Unrelated\n---\nNothing here.\n"})
+    hits = _hits(tmp_path / "home", team, "kafka consumer lag")
+    assert [h.entry.tree_path for h in hits] == ["docs/a.md", "docs/b.md"]
+    assert hits[0].score > hits[1].score > 0
+
+
+def test_ties_at_the_cut_break_by_tree_path(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {f"rules/{c}.md": "---\ntitle: same words\n---\nsame body\n" for c in "gfedcba"})
+    hits = _hits(tmp_path / "home", team, "same words", limit=3)
+    assert [h.entry.tree_path for h in hits] == ["rules/a.md", "rules/b.md", "rules/c.md"]
+
+
+def test_withheld_pages_never_take_a_place_in_the_cut(tmp_path: Path) -> None:
+    files = {f"teamwiki/evidence/code/secret/p{i}.md": "# quokka quokka\n\nquokka quokka quokka\n" for i in range(6)}
+    files.update({f"docs/d{i}.md": f"# notes {i}\n\nOne quokka.\n" for i in range(3)})
+    team = _write(tmp_path / "team", files)
+    (tmp_path / "withheld").write_text("secret\n")
+    hits = _hits(tmp_path / "home", team, "quokka", env={"TEAMAI_WITHHELD_FILE": str(tmp_path / "withheld")})
+    assert [h.entry.tree_path for h in hits] == ["docs/d0.md", "docs/d1.md", "docs/d2.md"]
+
+
+@pytest.mark.parametrize(("files", "query", "found"), [
+    ({"skills/pdf-tools/SKILL.md": "---\nname: pdf-tools\ndescription: Merge, split and watermark documents.\n---\nSteps.\n"},
+     "watermark a document", "skills/pdf-tools"),
+    ({"rules/git.md": "---\ndescription: Hotfix branches merge into main.\n---\n# Git\n\nRules.\n"},
+     "where does a hotfix merge", "rules/git.md"),
+    ({"docs/guides/index.md": "# Welcome\n\nText.\n"}, "guides", "docs/guides/index.md"),
+    ({"learnings/tidy-up-branches-2026-01-02-a1b2c3.md": "Text.\n"}, "tidy branches", "learnings/tidy-up-branches-2026-01-02-a1b2c3"),
+])
+def test_heads_say_what_an_asset_is_for(tmp_path: Path, files: dict[str, str], query: str, found: str) -> None:
+    team = _write(tmp_path / "team", {**files, "docs/other.md": "# Other\n\nNothing to see.\n"})
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, query)][:1] == [found]
+
+
+def test_common_words_of_a_large_tree_are_dropped_when_a_rarer_one_is_left(tmp_path: Path) -> None:
+    conn = index.memory()
+    for i in range(1, 1301):
+        conn.execute("INSERT INTO bodies(rowid, body) VALUES(?, ?)", (i, "common" + (" rare" if i == 7 else "")))
+        conn.execute("INSERT INTO heads(rowid, title, tags, about, name) VALUES(?, '', '', '', '')", (i,))
+        conn.execute("INSERT INTO assets(id, path, kind, tree_path, key, mtime_ns, size, indexed, title, tags,"
+                     " relations) VALUES(?, ?, 'doc', ?, ?, 0, 0, 1, 't', '[]', '{}')",
+                     (i, f"/d{i}.md", f"docs/d{i:04}.md", f"d{i}"))
+    rows = ranking.search(conn, ["common", "rare"], 5, 1300)
+    assert [r[2] for r in rows] == ["docs/d0007.md"]  # "common" was not scored: it is in every asset
+    assert len(ranking.search(conn, ["common"], 5, 1300)) == 5  # the only word is kept
+
+
+def test_a_new_index_format_rebuilds_once_and_says_so(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {"docs/a.md": "# Alpha\n\nalpha\n"})
+    cfg = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team)})
+    said: list[str] = []
+    recall.search(cfg, "alpha", said.append).close()
+    with sqlite3.connect(cfg.active.index_path) as conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE name = 'version'")
+    recall.search(cfg, "alpha", said.append).close()
+    recall.search(cfg, "alpha", said.append).close()
+    assert len(said) == 1 and "another version" in said[0] and "rebuilding it once" in said[0]
+    out = io.StringIO()
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "alpha")] == ["docs/a.md"]
+    assert out.getvalue() == ""
