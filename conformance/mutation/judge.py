@@ -92,9 +92,12 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != self.name:
             return None
-        spec = importlib.util.spec_from_loader(fullname, self, origin=self.filename)
+        package = Path(self.filename).name == "__init__.py"
+        spec = importlib.util.spec_from_loader(fullname, self, origin=self.filename, is_package=package)
         if spec is not None:
             spec.has_location = True
+            if package:  # its submodules are still found next to it
+                spec.submodule_search_locations = [str(Path(self.filename).parent)]
         return spec
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:

@@ -22,9 +22,9 @@ PATTERNS: tuple[str, ...] = (
     "reference/hook/categories.py",
     "reference/hook/agents/*.py",
     "reference/pathmatch.py",
-    # the reducer, however many modules it is split into, and what it writes
-    "reference/reducer.py",
-    "reference/reducer_*.py",
+    # the reducer, one rule per module (its package's __init__ plans which sessions a run reduces),
+    # and what it writes
+    "reference/reducer/__init__.py",
     "reference/reducer/*.py",
     "reference/upvoted.py",
     "reference/ledger.py",
@@ -52,17 +52,17 @@ class Target(NamedTuple):
 
 
 def resolve(root: Path, patterns: tuple[str, ...] = PATTERNS) -> list[Target]:
-    """The target modules that exist under ``root``, in pattern order, each once; ``__init__``
-    files hold no rules and are skipped."""
+    """The target modules that exist under ``root``, in pattern order, each once. A package's
+    ``__init__`` is taken only when a pattern names it: most hold no rules, the reducer's does."""
     found: dict[str, Target] = {}
     for pattern in patterns:
         glob, _, names = pattern.partition("::")
         only = tuple(n.strip() for n in names.split(",") if n.strip())
         for path in sorted(root.glob(glob)):
             rel = path.relative_to(root).as_posix()
-            if path.name == "__init__.py" or not path.is_file() or rel in found:
+            if (path.name == "__init__.py" and glob != rel) or not path.is_file() or rel in found:
                 continue
-            found[rel] = Target(rel, rel.removesuffix(".py").replace("/", "."), only)
+            found[rel] = Target(rel, rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__"), only)
     return list(found.values())
 
 
