@@ -11,7 +11,8 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import outcomes, timeline
@@ -25,6 +26,17 @@ from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silen
 
 DEFAULT_TIMEOUT = 60.0
 RUN_ID = re.compile(r" run=([0-9A-Za-z-]+)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything a case's expectations are judged on, so another scenario's ``expect`` can be
+    judged on this run too (``pairs.flip``)."""
+
+    observed: Mapping[str, Any]
+    steps: list[StepOutcome]
+    ctx: Context
+    norm: Normalizer
 
 
 class ScenarioError(ValueError):
@@ -42,7 +54,9 @@ class _Unprinted(Exception):
 
 
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
-             timeout: float = DEFAULT_TIMEOUT) -> outcomes.CaseResult:
+             timeout: float = DEFAULT_TIMEOUT,
+             observer: Callable[[Observation], None] | None = None) -> outcomes.CaseResult:
+    """``observer``, when given, gets what the run observed once every step has run."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
@@ -55,7 +69,7 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     folder = tempfile.mkdtemp(prefix="tc-")
     session = _Session(driver, time.monotonic() + timeout, timeout)
     try:
-        _drive(session, scenario, payloads, folder, result)
+        _drive(session, scenario, payloads, folder, result, observer)
     except DriverTimeout as exc:
         _failed(result, outcomes.TIMEOUT, str(exc))
         driver.restart()
@@ -118,7 +132,7 @@ def _apply(ctx: Context, value: Any, where: str) -> Any:
 
 
 def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
-           result: outcomes.CaseResult) -> None:
+           result: outcomes.CaseResult, observer: Callable[[Observation], None] | None = None) -> None:
     data = scenario.data
     times = timeline.instants(data)
     first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
@@ -155,6 +169,8 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     result.steps = _reported(done, norm)
     result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
                        "stats": norm(observed.get("stats"))}
+    if observer is not None:
+        observer(Observation(observed, done, ctx, norm))
     try:
         mismatches = evaluate(expect, observed, done, ctx, norm)
     except SubstitutionError as exc:
