@@ -92,7 +92,7 @@ def _format(scenario: Scenario, twin: Scenario, catalogue: set[str]) -> list[str
 
 def _difference_problems(first: Scenario, second: Scenario) -> list[str]:
     kinds = [action_of(s) for s in first.steps], [action_of(s) for s in second.steps]
-    if kinds[0] != kinds[1]:
+    if sorted(map(str, kinds[0])) != sorted(map(str, kinds[1])):
         return [f"runs {', '.join(map(str, kinds[0]))} and its twin {second.id} runs "
                 f"{', '.join(map(str, kinds[1]))}; twins run the same number and kinds of steps"]
     changed = differences(first.data, second.data)
@@ -109,7 +109,9 @@ def differences(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[str
 
     A key on one side only is one change (a file added, a ``set:`` path added); a key renamed is
     one change plus what changed under it; a string of several lines counts each changed line;
-    anything else counts once when it differs.
+    anything else counts once when it differs. Steps are compared in place, or, when the two
+    run the same steps in another order, with one step moved: the move is one change (a trigger
+    that comes before a read in one twin and after it in the other).
     """
     out: list[str] = []
     for key in INPUT_KEYS:
@@ -118,8 +120,33 @@ def differences(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[str
             a = type(b)()  # no `env:` is an empty one
         if b is None and isinstance(a, Mapping | list):
             b = type(a)()
-        _diff(a, b, key, out.append)
+        if key == "steps" and isinstance(a, list) and isinstance(b, list):
+            out += _step_differences(a, b)
+        else:
+            _diff(a, b, key, out.append)
     return out
+
+
+def _step_differences(a: list[Any], b: list[Any]) -> list[str]:
+    def compare(x: list[Any]) -> list[str]:
+        found: list[str] = []
+        _diff(x, b, "steps", found.append)
+        return found
+
+    best: list[str] | None = compare(a) if [action_of(s) for s in a] == [action_of(s) for s in b] else None
+    for i in range(len(a)):
+        for j in range(len(a)):
+            if i == j:
+                continue
+            moved = a[:i] + a[i + 1:]
+            moved.insert(j, a[i])
+            if [action_of(s) for s in moved] == [action_of(s) for s in b]:
+                found = [f"steps[{i}] moved to steps[{j}]", *compare(moved)]
+                if best is None or len(found) < len(best):
+                    best = found
+    if best is None:  # more than one step moved: every place counts
+        return compare(a) or ["steps reordered"]
+    return best
 
 
 def _diff(a: Any, b: Any, path: str, add: Callable[[str], None]) -> None:

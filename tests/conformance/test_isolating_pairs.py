@@ -133,6 +133,10 @@ def test_differences_count_leaves_lines_and_renames():
     assert pairs.differences(base, {**base, "team": {"a.md": "one\ntwo\nthree\n", "c.md": "x"}}) == [
         "team.c.md only in one"]
     assert pairs.differences(base, {**base, "env": {"X": "1"}}) == ["env.X only in one"]
+    steps = [{"recall": "x"}, {"hook": "a/b"}, {"pull": {}}]
+    moved = [{"recall": "x"}, {"pull": {}}, {"hook": "a/b"}]
+    assert pairs.differences({"steps": steps}, {"steps": moved}) in (
+        ["steps[1] moved to steps[2]"], ["steps[2] moved to steps[1]"])
 
 
 def test_lint_lists_clauses_without_a_pair_and_fails_on_them_only_when_asked(corpus_copy):
