@@ -164,11 +164,16 @@ def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str], require_pairs: 
         unpaired = pairs.unpaired(corpus, clause_catalogue.load(corpus.clauses_path))
     except clause_catalogue.CatalogueError:
         unpaired = []  # lint.lint has said why
+    reasons = pairs.listed(corpus)[0]
+    missing = [clause for clause in unpaired if clause not in reasons]
     if require_pairs:
-        problems += [f"{clause}: no isolating pair (isolates:/twin:)" for clause in unpaired]
-    elif unpaired:
-        out.write(f"corpus-lint: {len(unpaired)} clause(s) without an isolating pair:\n")
-        out.writelines(f"  {clause}\n" for clause in unpaired)
+        problems += [f"{clause}: no isolating pair (isolates:/twin:)" for clause in missing]
+    elif missing:
+        out.write(f"corpus-lint: {len(missing)} clause(s) without an isolating pair:\n")
+        out.writelines(f"  {clause}\n" for clause in missing)
+    if reasons:
+        out.write(f"corpus-lint: {len(reasons)} clause(s) listed as having none, with the reason, in "
+                  f"{'/'.join(pairs.LISTED_FILE)}\n")
     for problem in problems:
         err.write(f"{problem}\n")
     out.write(recorded_shapes.describe(recorded_shapes.tally(

@@ -96,6 +96,7 @@ def lint(corpus: Corpus) -> list[str]:
             problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
         problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
     problems += pairs.problems(corpus, catalogue)
+    problems += pairs.listing_problems(corpus, loaded)
     problems += _expectation_files(corpus, set(seen_ids))
     return problems
 

@@ -14,6 +14,9 @@ the path a read names; a relation in one file and its target in another). More t
 changes test more than one thing, and the pair would not say which one flipped the result.
 
 A clause is exempt when no scenario can observe it: it lists ``unit_tests:`` and no scenario names it.
+A clause whose result no input can flip (an invariant such as "relations never change the hits")
+or that no implementation under test can show is listed, with its reason, in
+``conformance/clauses-without-pair.txt``; ``lint --require-pairs`` accepts those and nothing else.
 """
 
 from __future__ import annotations
@@ -175,6 +178,53 @@ def _diff(a: Any, b: Any, path: str, add: Callable[[str], None]) -> None:
         add(path)
 
 
+LISTED_FILE = ("conformance", "clauses-without-pair.txt")
+
+
+def listed(corpus: Corpus) -> tuple[dict[str, str], list[str]]:
+    """The clauses the corpus says can have no isolating pair, each with its reason, and what
+    is wrong with the list. ``conformance/clauses-without-pair.txt``: ``CLAUSE-ID  reason`` per
+    line, ``#`` for comments. A reviewed list, like a list of equivalent mutants: every entry
+    says why no input of the clause can flip a result."""
+    path = corpus.root.joinpath(*LISTED_FILE)
+    rel = "/".join(LISTED_FILE)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, [f"{rel}: cannot be read: {exc}"]
+    out: dict[str, str] = {}
+    problems = []
+    for n, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        clause, _, reason = text.partition(" ")
+        if not reason.strip():
+            problems.append(f"{rel}:{n}: {clause} needs a reason")
+        out[clause] = reason.strip()
+    return out, problems
+
+
+def listing_problems(corpus: Corpus, catalogue: list[Clause]) -> list[str]:
+    """Entries of the list that no longer hold: an unknown clause, one that has a pair now, or
+    one that needs none (exempt by its unit tests)."""
+    entries, problems = listed(corpus)
+    known = {c.id for c in catalogue}
+    paired = {p.clause for p in pairs(corpus)}
+    skip = exempt(catalogue, corpus.scenarios)
+    rel = "/".join(LISTED_FILE)
+    for clause in entries:
+        if clause not in known:
+            problems.append(f"{rel}: {clause} is not in the catalogue")
+        elif clause in paired:
+            problems.append(f"{rel}: {clause} has an isolating pair now; take it off the list")
+        elif clause in skip:
+            problems.append(f"{rel}: {clause} is tested only by unit tests and needs no entry")
+    return problems
+
+
 def exempt(catalogue: Iterable[Clause], scenarios: Iterable[Scenario]) -> set[str]:
     """Clauses no scenario can observe: they list unit tests and no scenario names them."""
     named = {c for s in scenarios for c in s.clauses}
@@ -182,7 +232,8 @@ def exempt(catalogue: Iterable[Clause], scenarios: Iterable[Scenario]) -> set[st
 
 
 def unpaired(corpus: Corpus, catalogue: list[Clause]) -> list[str]:
-    """Clause ids, in catalogue order, that need an isolating pair and have none."""
+    """Clause ids, in catalogue order, that need an isolating pair and have none (listed ones
+    included: ``listed`` says which of them have a reason)."""
     paired = {p.clause for p in pairs(corpus)}
     skip = exempt(catalogue, corpus.scenarios)
     return [c.id for c in catalogue if c.id not in paired and c.id not in skip]

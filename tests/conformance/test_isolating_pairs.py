@@ -160,3 +160,21 @@ def test_a_clause_only_unit_tests_can_observe_is_exempt(corpus_copy):
     assert pairs.exempt(listed, loaded.scenarios) == {"FX-UNTESTED"}
     assert "FX-UNTESTED" not in pairs.unpaired(loaded, listed)
     assert "FX-RUN-RECORD" in pairs.unpaired(loaded, listed)
+
+
+def test_a_listed_clause_needs_a_reason_and_leaves_the_list_once_paired(corpus_copy):
+    listing = corpus_copy / "conformance" / "clauses-without-pair.txt"
+    listing.parent.mkdir()
+    listing.write_text("# why these have no pair\nFX-RUN-RECORD its result never changes\nFX-NOPE gone\nFX-SHADOW\n")
+    args = ["--corpus", str(corpus_copy), "lint", "--require-pairs"]
+    err = io.StringIO()
+    assert cli.main(args, io.StringIO(), err) == cli.EXIT_CORPUS
+    text = err.getvalue()
+    assert "FX-NOPE is not in the catalogue" in text
+    assert "FX-SHADOW needs a reason" in text
+    assert "FX-RUN-RECORD: no isolating pair" not in text  # listed, with a reason
+    assert "FX-ADOPT-READ: no isolating pair" in text  # not listed
+    listing.write_text("FX-ADOPT-READ a reason that no longer holds\n")
+    _twins(corpus_copy)
+    problems = _problems(corpus_copy)
+    assert any("FX-ADOPT-READ has an isolating pair now" in p for p in problems), problems
