@@ -1,142 +1,63 @@
 """``nox -s bench``: speed as ratios measured in one run.
 
-Every figure is the median wall time of fresh processes, divided by an interpreter floor measured
-in the same run on the same machine, so shared, noisy machines still give comparable numbers.
-Where node and npm are present, teamai-cli 0.25.0 runs the same work as a peer.
+Every figure is the median wall time of fresh processes with its spread (min–max) and max RSS,
+divided by an interpreter floor measured in the same rounds, so shared, noisy machines still give
+comparable numbers. Where node and npm are present, teamai-cli 0.25.0 runs in the same rounds,
+with the same questions and sample count, on the same assets (a difference is an error).
 
-    python bench/run.py [--sizes 1000,10000,50000] [--runs 15] [--skip-peer] [--only recall,hook,...]
+    python bench/run.py [--sizes 1000,10000,50000] [--peer-sizes 1000,10000] [--runs 15]
+                        [--cold-runs 3] [--real DIR,...] [--skip-peer]
+                        [--only recall,real,hook,reduce,conformance] [--work DIR] [--json FILE]
+
+Exit 0 when every section ran, 1 when one failed, 2 when the two tools did not index the same
+assets (their figures would time different work).
 """
 
 from __future__ import annotations
 
 import argparse
-import calendar
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import hook_bench  # noqa: E402
 import peer  # noqa: E402
-import synth  # noqa: E402
+import recall_bench  # noqa: E402
+import reduce_bench  # noqa: E402
+from commands import FLOOR, JSON_FLOOR, PY, clean_env, ref_cmd  # noqa: E402
+from measure import rounds, timed  # noqa: E402
+from table import Report  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = sys.executable
-SECTIONS = ("recall", "hook", "reduce", "conformance")
-
-
-def ref_cmd() -> list[str]:
-    script = shutil.which("teamai-ref", path=os.path.dirname(PY)) or shutil.which("teamai-ref")
-    return [script] if script else [PY, "-m", "reference"]
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CLAUDE", "CODEX", "CURSOR", "COPILOT", "CODEBUDDY", "PI_", "TEAMAI_"))}
-    env.update(extra)
-    return env
-
-
-def timed(cmd: list[str], env: dict[str, str] | None = None, stdin: bytes = b"", cwd: str | None = None) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, cwd=cwd)
-    elapsed = (time.perf_counter() - start) * 1000
-    if proc.returncode not in (0, 1):
-        raise RuntimeError(f"{cmd[:3]} exited {proc.returncode}: {proc.stderr.decode()[-400:]}")
-    return elapsed
-
-
-def median(samples: list[float]) -> float:
-    return statistics.median(samples)
-
-
-FLOOR = [PY, "-I", "-S", "-c", "pass"]
-JSON_FLOOR = [PY, "-I", "-S", "-c", "import json"]
-
-
-def paired(floor: list[str], runs: int, sample: object) -> tuple[float, float]:
-    """Medians of the floor and of ``sample()`` taken in alternation, so that a machine that gets
-    busier or quieter during the run moves both alike."""
-    floors, samples = [], []
-    for _ in range(runs):
-        floors.append(timed(floor))
-        samples.append(sample())  # type: ignore[operator]
-    return median(floors), median(samples)
-
-
-class Report:
-    def __init__(self) -> None:
-        self.rows: list[dict[str, object]] = []
-
-    def add(self, section: str, what: str, ms: float, floor_ms: float | None = None,
-            goal: str = "", peer_ms: float | None = None, ok: bool | None = None) -> None:
-        row: dict[str, object] = {"section": section, "what": what, "median_ms": round(ms, 1)}
-        text = f"{section:<12} {what:<44} {ms:9.1f} ms"
-        if floor_ms:
-            row["x_floor"] = round(ms / floor_ms, 2)
-            text += f"  {ms / floor_ms:6.2f}x floor"
-        if peer_ms:
-            row["peer_over_ref"] = round(peer_ms / ms, 1)
-            text += f"  teamai-cli is {peer_ms / ms:5.1f}x slower"
-        if goal:
-            row["goal"] = goal
-            row["met"] = ok
-            text += f"  [goal {goal}: {'met' if ok else 'NOT met'}]"
-        self.rows.append(row)
-        print(text, flush=True)
+SECTIONS = ("recall", "real", "hook", "reduce", "conformance")
+MIN_SAMPLES, MIN_COLD = 10, 3
+REAL_TREES = os.path.join(os.path.dirname(ROOT), "shared", "corpora", "real-team-a")
 
 
 def floors(runs: int) -> tuple[float, float]:
-    bare = median([timed([PY, "-I", "-S", "-c", "pass"]) for _ in range(runs * 2)])
-    js = median([timed([PY, "-I", "-S", "-c", "import json"]) for _ in range(runs * 2)])
+    bare, js = rounds(runs * 2, lambda _: timed(FLOOR), lambda _: timed(JSON_FLOOR))
     return bare, js
 
 
-def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, entry: str | None) -> None:
-    cmd = ref_cmd()
+def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, cold_runs: int, entry: str | None,
+                 peer_sizes: set[int]) -> None:
     for size in sizes:
-        team = os.path.join(work, f"team-{size}")
-        if not os.path.isdir(team):
-            synth.generate(team, size)
-        home = os.path.join(work, f"home-{size}")
-        shutil.rmtree(home, ignore_errors=True)
-        env = clean_env(TEAMAI_HOME=home, TEAMAI_TEAM=team)
-        rep.add("recall", f"{size} assets: cold index build", timed([*cmd, "index"], env))
-        queries = synth.queries(runs + 3)
-        for q in queries[:3]:
-            timed([*cmd, "recall", q], env)
-        it = iter(queries[3:])
-        floor_ms, warm = paired(FLOOR, len(queries) - 3, lambda it=it, env=env: timed([*cmd, "recall", next(it)], env))
-        goal = {10_000: 6.0, 50_000: 12.0}.get(size)
-        peer_ms = None
-        if entry is not None and size <= 10_000:
-            peer_dir = os.path.join(work, f"peer-{size}")
-            shutil.rmtree(peer_dir, ignore_errors=True)
-            penv = peer.set_up(entry, team, peer_dir)
-            for q in queries[:2]:
-                timed(["node", entry, "recall", q], penv)
-            peer_ms = median([timed(["node", entry, "recall", q], penv) for q in queries[3:3 + max(5, runs // 2)]])
-        ok = None
-        goal_text = ""
-        if goal:
-            ok = warm / floor_ms <= goal and (peer_ms is None or size != 10_000 or peer_ms / warm >= 5)
-            goal_text = f"<= {goal:g}x floor" + (", >= 5x faster than teamai-cli"
-                                                 if size == 10_000 and peer_ms else "")
-        rep.add("recall", f"{size} assets: warm recall", warm, floor_ms, goal_text, peer_ms, ok)
-        changed = []
-        victims = sorted(os.listdir(os.path.join(team, "learnings", "ns0")))[:7]
-        for i, victim in enumerate(victims):
-            path = os.path.join(team, "learnings", "ns0", victim)
-            with open(path + ".tmp", "w", encoding="utf-8") as out, open(path, encoding="utf-8") as src:
-                out.write(src.read() + f"\nchanged {time.time()}\n")
-            os.replace(path + ".tmp", path)  # saved the way git and most editors save
-            changed.append(timed([*cmd, "recall", queries[i]], env))
-        rep.add("recall", f"{size} assets: recall after one asset changed", median(changed), floor_ms)
+        tree = recall_bench.synthetic(work, size, runs)
+        recall_bench.bench_tree(rep, work, tree, runs, cold_runs, entry if size in peer_sizes else None)
+
+
+def bench_real(rep: Report, work: str, trees: list[str], runs: int, cold_runs: int, entry: str | None) -> None:
+    for path in trees:
+        if not os.path.isdir(path):
+            rep.say(f"\nrecall, real trees: skipped {path}: no such folder "
+                    "(real-team-a lives beside the repository, in shared/corpora/)")
+            continue
+        recall_bench.bench_tree(rep, work, recall_bench.real(path, runs), runs, cold_runs, entry)
 
 
 def _package_dir() -> str:
@@ -168,7 +89,7 @@ def hook_payloads(output: str, doc: str, cwd: str) -> dict[str, bytes]:
     # A content search over the whole team: the hook reads every doc a line names to check that the line
     # is text from it (hook/search.py), so this is the costliest search it sees.
     team = os.path.dirname(os.path.dirname(doc))
-    lines = []
+    lines: list[str] = []
     for folder, _, files in sorted(os.walk(team)):
         for name in sorted(files):
             if name.endswith(".md"):
@@ -186,119 +107,10 @@ def hook_payloads(output: str, doc: str, cwd: str) -> dict[str, bytes]:
 def bench_hook(rep: Report, work: str, runs: int, entry: str | None) -> None:
     env, output, doc = _recall_output(work)
     payloads = hook_payloads(output, doc, os.path.dirname(doc))
-    cmd = [*ref_cmd(), "hook-dispatch", "post-tool-use", "--tool", "claude"]
-    peer_env = None
-    if entry is not None:
-        peer_env = peer.offline_env(os.path.join(work, "peer-hook-home"))
-        os.makedirs(peer_env["HOME"], exist_ok=True)
+    dispatch = [*ref_cmd(), "hook-dispatch", "post-tool-use", "--tool", "claude"]
     fast = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "post-tool-use", "--tool", "claude"]
-    for name, data in payloads.items():
-        json_floor, ms = paired(JSON_FLOOR, runs * 2, lambda data=data: timed(cmd, env, data))
-        fast_floor, fast_ms = paired(JSON_FLOOR, runs * 2, lambda data=data: timed(fast, env, data))
-        rep.add("hook", f"post-tool-use, {name} (hook-command line)", fast_ms, fast_floor,
-                "<= 2x floor(import json)", ok=fast_ms / fast_floor <= 2.0)
-        peer_ms = None
-        if peer_env is not None:
-            peer_ms = median([timed(["node", entry or "", "hook-dispatch", "post-tool-use", "--tool", "claude"],
-                                    peer_env, data) for _ in range(5)])
-        ok = ms / json_floor <= 2.0 and (peer_ms is None or peer_ms / ms >= 10)
-        goal = "<= 2x floor(import json)" + (", >= 10x faster than teamai-cli" if peer_ms else "")
-        rep.add("hook", f"post-tool-use, {name}", ms, json_floor, goal, peer_ms, ok)
-
-
-def _log_5000(path: str, team_doc: str) -> None:
-    """A realistic mix: 200 sessions, each with runs, claims and evidence (reads, some unrelated)."""
-    import random
-
-    rng = random.Random(7)
-    lines = []
-    t0 = time.time() - 3 * 86400
-    n = 0
-    while len(lines) < 5000:
-        n += 1
-        session = f"ses-{n % 200:03d}"
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t0 + len(lines) * 40))
-        run = f"{n:08x}-0000-4000-8000-{rng.randrange(16**12):012x}"
-        docs = [{"key": f"note-{rng.randrange(500)}", "type": "learning", "scope": "workspace",
-                 "path": team_doc if i == 0 else f"/team/learnings/note-{rng.randrange(500)}.md",
-                 "score": 3.2, "eligible": True} for i in range(rng.randint(0, 5))]
-        lines.append({"kind": "run", "ts": ts, "run": run, "session": session, "via": "env", "unambiguous": True,
-                      "agent": "claude", "actor": {}, "caller": None, "docs": docs})
-        lines.append({"kind": "claim", "ts": ts, "run": run, "session": session, "agent": "claude", "actor": {}})
-        for _ in range(rng.randint(1, 8)):
-            read = team_doc if rng.random() < 0.2 else f"/team/learnings/note-{rng.randrange(500)}.md"
-            lines.append({"kind": "evidence", "ts": ts, "session": session, "agent": "claude", "actor": {},
-                          "path": read, "exact": True, "via": "read", "simple": True, "status": "success"})
-    with open(path, "w", encoding="utf-8") as fh:
-        for rec in lines[:5000]:
-            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-
-
-def _turn(doc: str, start: float) -> str:
-    """The lines one more agent turn adds: a recall, its claim, and three reads of its doc."""
-    ts = [time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start + i)) for i in range(5)]
-    run = "0badc0de-0000-4000-8000-000000000001"
-    docs = [{"key": "redis-timeout", "type": "learning", "scope": "workspace", "path": doc, "score": 3.2,
-             "eligible": True}]
-    lines = [{"kind": "run", "ts": ts[0], "run": run, "session": "ses-001", "via": "env", "unambiguous": True,
-              "agent": "claude", "actor": {}, "caller": None, "docs": docs},
-             {"kind": "claim", "ts": ts[1], "run": run, "session": "ses-001", "agent": "claude", "actor": {}}]
-    lines += [{"kind": "evidence", "ts": t, "session": "ses-001", "agent": "claude", "actor": {}, "path": doc,
-               "exact": True, "via": "read", "simple": True, "status": "success"} for t in ts[2:]]
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines)
-
-
-def bench_reduce(rep: Report, work: str, runs: int) -> None:
-    env, _, doc = _recall_output(work)
-    sys.path.insert(0, ROOT)
-    from reference import config
-
-    scope = config.load(env).active
-    raw = os.path.join(work, "log-5000.jsonl")
-    _log_5000(raw, doc)
-    stop = json.dumps({"session_id": "ses-001", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
-                       "hook_event_name": "Stop", "stop_hook_active": False}).encode()
-    cmd = [*ref_cmd(), "hook-dispatch", "stop", "--tool", "claude"]
-    state = (scope.log_path, scope.upvoted_path, scope.ledger_path)
-
-    def reset(log_text: bytes | None, saved: dict[str, bytes]) -> None:
-        for path in state:
-            if os.path.exists(path):
-                os.unlink(path)
-        for path, data in saved.items():
-            with open(path, "wb") as fh:
-                fh.write(data)
-        if log_text is not None:
-            with open(scope.log_path, "wb") as fh:
-                fh.write(log_text)
-
-    with open(raw, "rb") as fh:
-        unreduced = fh.read()
-    first = []
-    for _ in range(max(3, runs // 3)):
-        reset(unreduced, {})
-        first.append(timed(cmd, env, stop))
-    # The steady state: earlier Stops have reduced the log; one more turn arrives, then its Stop.
-    reset(unreduced, {})
-    timed([*ref_cmd(), "pull"], env)
-    saved = {p: open(p, "rb").read() for p in state if os.path.exists(p)}
-    last_ts = json.loads(saved[scope.log_path].splitlines()[-1])["ts"]
-    start = calendar.timegm(time.strptime(last_ts[:19], "%Y-%m-%dT%H:%M:%S")) + 60
-    turn = _turn(doc, start).encode()
-    lines = saved[scope.log_path].count(b"\n")
-    stop_env = {**env, "TEAMAI_NOW": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 10))}
-
-    def one_stop() -> float:
-        reset(None, {**saved, scope.log_path: saved[scope.log_path] + turn})
-        return timed(cmd, stop_env, stop)
-
-    floor_ms, ms = paired(FLOOR, runs, one_stop)
-    rep.add("reduce", f"Stop after one more turn, {lines}-line reduced log", ms, floor_ms, "<= 4x floor",
-            ok=ms / floor_ms <= 4.0)
-    cmd = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "stop", "--tool", "claude"]
-    floor_ms, ms = paired(FLOOR, runs, one_stop)
-    rep.add("reduce", "the same Stop, hook-command line", ms, floor_ms, "<= 4x floor", ok=ms / floor_ms <= 4.0)
-    rep.add("reduce", "Stop over a 5000-line log never reduced before", median(first), floor_ms)
+    team = os.path.dirname(os.path.dirname(doc))
+    hook_bench.bench_hook(rep, work, team, env, payloads, dispatch, fast, max(runs * 2, MIN_SAMPLES), entry)
 
 
 def bench_conformance(rep: Report) -> None:
@@ -317,39 +129,61 @@ def bench_conformance(rep: Report) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="1000,10000,50000")
-    parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--only", default=",".join(SECTIONS))
+    parser.add_argument("--sizes", default="1000,10000,50000", help="synthetic tree sizes, in assets")
+    parser.add_argument("--runs", type=int, default=15,
+                        help=f"samples per figure (at least {MIN_SAMPLES}; the hook takes twice as many)")
+    parser.add_argument("--cold-runs", type=int, default=MIN_COLD, help=f"cold index builds per tool (at least {MIN_COLD})")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"some of {','.join(SECTIONS)}")
     parser.add_argument("--skip-peer", action="store_true", help="do not install or time teamai-cli")
+    parser.add_argument("--peer-sizes", default="1000,10000",
+                        help="the synthetic sizes at which teamai-cli runs too (50k adds over ten minutes)")
+    parser.add_argument("--real", default=REAL_TREES, help="real team trees for the 'real' section, comma-separated")
     parser.add_argument("--work", help="folder for generated teams (kept between runs)")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
     only = set(args.only.split(","))
+    unknown = only - set(SECTIONS)
+    if unknown:
+        parser.error(f"--only: unknown section {', '.join(sorted(unknown))} (known: {', '.join(SECTIONS)})")
+    runs, cold_runs = max(args.runs, MIN_SAMPLES), max(args.cold_runs, MIN_COLD)
     work = args.work or os.path.join(tempfile.gettempdir(), "teamai-conformance-bench")
     os.makedirs(work, exist_ok=True)
     entry = None if args.skip_peer else peer.install()
     rep = Report()
-    floor_ms, json_floor = floors(args.runs)
-    rep.add("floor", "python3 -I -S -c pass", floor_ms)
-    rep.add("floor", "python3 -I -S -c 'import json'", json_floor)
-    print(f"{'':12} (each ratio below is against a floor re-measured alongside it)", flush=True)
+    rep.say(f"Medians of fresh processes over {runs} samples ({cold_runs} for cold builds), with the spread "
+            "(min–max), the ratio to an interpreter floor measured in the same rounds, and max RSS (the process "
+            "and its children). teamai-cli runs in the same rounds with the same questions.")
+    if (args.runs, args.cold_runs) != (runs, cold_runs):
+        rep.say(f"(--runs/--cold-runs raised to {runs}/{cold_runs}: fewer samples give no usable spread)")
     if entry is None and not args.skip_peer:
-        print("teamai-cli: node/npm not available or install failed; peer ratios are left out")
+        rep.say("teamai-cli: node/npm not available or install failed; peer figures are left out")
+    rep.title("floors")
+    floor_ms, json_floor = floors(runs)
+    rep.figure("floor", "python3 -I -S -c pass", floor_ms, tool="floor")
+    rep.figure("floor", "python3 -I -S -c 'import json'", json_floor, tool="floor (import json)")
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    peer_sizes = {int(s) for s in args.peer_sizes.split(",") if s}
     failures = []
-    for section, fn in (("recall", lambda: bench_recall(rep, work, [int(s) for s in args.sizes.split(",")],
-                                                        args.runs, entry)),
-                        ("hook", lambda: bench_hook(rep, work, args.runs, entry)),
-                        ("reduce", lambda: bench_reduce(rep, work, args.runs)),
+    for section, fn in (("recall", lambda: bench_recall(rep, work, sizes, runs, cold_runs, entry, peer_sizes)),
+                        ("real", lambda: bench_real(rep, work, [p for p in args.real.split(",") if p], runs,
+                                                    cold_runs, entry)),
+                        ("hook", lambda: bench_hook(rep, work, runs, entry)),
+                        ("reduce", lambda: reduce_bench.bench_reduce(rep, work, runs)),
                         ("conformance", lambda: bench_conformance(rep))):
         if section in only:
+            if section in ("reduce", "conformance"):
+                rep.title(section)
             try:
                 fn()
             except Exception as exc:  # one broken section must not hide the others' figures
                 failures.append(section)
-                print(f"{section:<12} failed: {exc}", flush=True)
+                rep.say(f"{section:<12} failed: {type(exc).__name__}: {exc}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(rep.rows, fh, indent=2)
+            json.dump({"rows": rep.rows, "errors": rep.errors, "failed": failures}, fh, indent=2)
+    if rep.errors:
+        rep.say(f"\n{len(rep.errors)} error(s): the tools did not do the same work; see above")
+        return 2
     return 1 if failures else 0
 
 

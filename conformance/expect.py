@@ -14,6 +14,7 @@ from typing import Any
 
 from .normalize import Normalizer, first_difference, matches
 from .substitute import Context, NotPrinted
+from .text_region import closest
 
 FINDING_MARKS = ("✖", "!", "⚠")
 HIT_LINE = re.compile(r"^\[\d+/\d+\] ")
@@ -76,7 +77,7 @@ def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list
                             len(log)))
     if "stats" in expect:
         want, missed = subst("expect.stats", expect["stats"])
-        out += missed or _stats(norm(want), observed.get("stats"), norm)
+        out += missed or _stats(norm(want), observed.get("stats"), norm, str(observed.get("stats_note") or ""))
     if "never_in_state" in expect:
         want, missed = subst("expect.never_in_state", expect["never_in_state"])
         out += missed or _never(want, observed)
@@ -138,9 +139,10 @@ def _no_votes(keys: list[str], votes: Mapping[str, Any]) -> list[Mismatch]:
     return out
 
 
-def _stats(want: Any, rows: Any, norm: Normalizer) -> list[Mismatch]:
+def _stats(want: Any, rows: Any, norm: Normalizer, note: str = "") -> list[Mismatch]:
     if rows is None:
-        return [Mismatch("expect.stats", "the implementation reported no stats rows", want, None)]
+        return [Mismatch("expect.stats", "the implementation reported no stats rows" + (f": {note}" if note else ""),
+                         want, None)]
     rows = norm(rows)
     diff = first_difference(want, rows, "expect.stats")
     return [Mismatch(diff[0], "stats rows differ", diff[1], diff[2])] if diff else []
@@ -174,8 +176,10 @@ def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -
                             {"exit": step.exit, "stderr": step.stderr.strip()[-500:]}))
     for i, text in enumerate(want.get("output_contains") or []):
         if str(text) not in step.stdout:
-            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it", text,
-                                step.stdout[-2000:]))
+            region, first, last = closest(str(text), step.stdout)
+            where = f"lines {first}-{last}" if last > first else f"line {first}"
+            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it; the closest "
+                                f"{where} of {len(step.stdout.splitlines())} are shown", text, region))
     for i, pattern in enumerate(want.get("output_matches") or []):
         try:
             found = re.search(str(pattern), step.stdout, re.MULTILINE)
