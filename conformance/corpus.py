@@ -24,7 +24,18 @@ PAYLOAD_GLOB = "*.json"
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe YAML without implicit timestamps (they stay the strings the author wrote)."""
+    """Safe YAML without implicit timestamps (they stay the strings the author wrote), refusing a
+    key written twice in one mapping: YAML keeps the last, so the first would vanish unseen."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{key!r} appears twice in one mapping", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.yaml_implicit_resolvers = {
