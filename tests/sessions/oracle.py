@@ -181,6 +181,11 @@ def interesting(plan: Plan, exp: Expected) -> set[str]:
                 gap = v.read.t - r.recall.t
                 if gap in (DAY - 1, DAY, DAY + 1):
                     cases.update(["read on a run's 24 h edge", "read on a 24 h edge"])
+    for (root, key), done in exp.credits.items():
+        runs = [r.recall.t for r in exp.runs if r.settled is not None and plan.root(r.settled) == root
+                and key in r.eligible.values()]
+        if any(t - r == DAY for t in done for r in runs):
+            cases.add("credit on a run's last second")
     for pair, done in exp.credits.items():
         for t in exp.covered.get(pair, []) + done:
             if any(abs(t - c) in (DAY - 1, DAY) for c in done if c != t):

@@ -76,7 +76,7 @@ class Read:
     form: str
     verb: int = 0
     actor: tuple[str, str] | None = None
-    edge: tuple[str, int] | None = None  # ("run" | "read", delta): placed on a 24 h edge, if it can be
+    edge: tuple[str, int] | None = None  # ("run" | "read" | LAST_RUN, delta): placed on a 24 h edge, if it can be
     t: int = 0
 
 
@@ -132,6 +132,7 @@ class Plan:
 SMALL_GAPS = (1, 2, 5, 30, 60, 300)
 JUMPS = (3600, 6 * 3600, DAY - 1, DAY, DAY + 1, 2 * DAY)
 RECALL_SUBAGENT_ID = "rec-{n}"
+LAST_RUN = "last run"  # a read's 24 h edge measured from its session's latest recall
 OTHER_SUBAGENT = {"claude": "Explore", "codex": "explorer", "qoder": "general-purpose", "omp": "task"}
 
 
@@ -183,6 +184,8 @@ def _session_acts(draw: st.DrawFn, session: Session, tree: Tree, others: list[Se
         query = first.query if first is not None and again else _query(draw, targets)
         acts.append(Recall(session, f"r{counter[0]}", query, targets, env, caller, claims, again))
         first = first or acts[-1]  # type: ignore[assignment]
+        if chance(draw, 5):  # the run's first read comes only on its 24 h edge
+            acts.append(Read(session, targets[0], agents.READ, edge=(LAST_RUN, draw(st.sampled_from([-1, 0, 1])))))
         for _ in range(draw(st.sampled_from([2, 1, 3, 0]))):
             acts.append(draw(_read(session, aims, pool, recall_sub)))
     if kids and session.flavor == "opencode":
@@ -290,6 +293,9 @@ def _times(draw: st.DrawFn, acts: list[Act]) -> None:
 
 def _anchors(before: list[Act], read: Read) -> list[int]:
     kind = read.edge[0] if read.edge else "run"
+    if kind == LAST_RUN:
+        mine = [a.t for a in before if isinstance(a, Recall) and a.session == read.session]
+        return mine[-1:]
     if kind == "run":
         return [a.t for a in before if isinstance(a, Recall) and read.asset in a.targets]
     return [a.t for a in before if isinstance(a, Read) and a.asset == read.asset]

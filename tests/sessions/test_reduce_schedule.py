@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -65,8 +66,9 @@ def test_the_same_credits_whatever_the_reduce_schedule() -> None:
                      f"schedule): " + "; ".join(f"{known[k]} ({n} examples)" for k, n in excused.items()))
 
 
-def _property(lead: str, reach: harness.Reach, known: dict[str, str], excused: Counter[str]) -> Callable[[], None]:
-    @settings(deadline=None, max_examples=harness.examples(40, share=len(agents.AGENTS)))
+def _property(lead: str, reach: harness.Reach, known: dict[str, str], excused: Counter[str],
+              **overrides: Any) -> Callable[[], None]:
+    @settings(**{**harness.profile(40, share=len(agents.AGENTS)), **overrides})
     @given(plans(lead))
     def prop(plan: Plan) -> None:
         both = {schedule: cases.build(plan, schedule) for schedule in (EVERY, END)}

@@ -70,7 +70,7 @@ def test_relations_never_change_hits_order_or_scores() -> None:
 
 
 def _property(lead: str, reach: harness.Reach, **overrides: Any) -> Callable[[], None]:
-    @settings(**{"deadline": None, "max_examples": harness.examples(40, share=len(agents.AGENTS)), **overrides})
+    @settings(**{**harness.profile(40, share=len(agents.AGENTS)), **overrides})
     @given(plans(lead))
     def prop(plan: Plan) -> None:
         full = cases.build(plan, EVERY, relations=True, what="relations")

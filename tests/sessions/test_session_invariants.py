@@ -31,7 +31,8 @@ REACHED = {
     "unsettled run": 0.08, "read of an unsettled run's doc": 0.04, "recall subagent's own read": 0.04,
     "other subagent's read counts": 0.02, "interleaved sessions": 0.15, "linked child session": 0.08,
     "child session's read counts for its root": 0.04, "failed call or uncounted form": 0.08,
-    "read after the 24 h window": 0.1, **{f"reduced by {s}": 0.15 for s in SCHEDULES},
+    "read after the 24 h window": 0.1, "credit on a run's last second": 0.05,
+    **{f"reduced by {s}": 0.15 for s in SCHEDULES},
 }
 
 
@@ -46,7 +47,7 @@ def test_upvotes_are_earned_once_a_day_and_no_query_is_stored() -> None:
 
 
 def _property(lead: str, reach: harness.Reach, **overrides: Any) -> Callable[[], None]:
-    @settings(**{"deadline": None, "max_examples": harness.examples(60, share=len(agents.AGENTS)), **overrides})
+    @settings(**{**harness.profile(60, share=len(agents.AGENTS)), **overrides})
     @given(plans(lead), st.sampled_from(SCHEDULES), st.data())
     def prop(plan: Plan, schedule: str, data: st.DataObject) -> None:
         stops = data.draw(st.lists(st.booleans(), min_size=len(plan.acts), max_size=len(plan.acts)),
@@ -96,7 +97,7 @@ def test_a_child_linked_after_its_work_credits_once_per_root() -> None:
     reach = harness.Reach()
     excused = 0
 
-    @settings(deadline=None, max_examples=harness.examples(30))
+    @settings(**harness.profile(30))
     @given(plans("opencode", late_links=True))
     def prop(plan: Plan) -> None:
         nonlocal excused
