@@ -163,14 +163,21 @@ def _warm_goal(size: int | None, warm: float, floor: float, peer_warm: float | N
     return text, ok
 
 
+def _learnings(root: str) -> list[str]:
+    """Every learning file of a tree in a fixed order, whichever folders the seed put them in."""
+    found = []
+    for folder, _dirs, files in os.walk(os.path.join(root, "learnings")):
+        found += [os.path.join(folder, name) for name in files if name.endswith(".md")]
+    return sorted(found)
+
+
 def changed(rep: Report, tree: Tree, ours: Tool, runs: int) -> None:
     """Recall right after one learning was saved again (the way git and most editors save: a new
     file renamed over the old one); the reference only, since 0.25 reindexes on ``pull`` alone."""
-    folder = os.path.join(tree.path, "learnings", "ns0")
-    victims = sorted(os.listdir(folder))[:runs]
+    victims = _learnings(tree.path)[:runs]
 
     def one(i: int) -> float:
-        path = os.path.join(folder, victims[i])
+        path = victims[i]
         with open(path + ".tmp", "w", encoding="utf-8") as out, open(path, encoding="utf-8") as src:
             out.write(src.read() + f"\nchanged {time.time()}\n")
         os.replace(path + ".tmp", path)

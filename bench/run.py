@@ -16,22 +16,21 @@ assets (their figures would time different work).
 from __future__ import annotations
 
 import argparse
-import calendar
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hook_bench  # noqa: E402
 import peer  # noqa: E402
 import recall_bench  # noqa: E402
+import reduce_bench  # noqa: E402
 from commands import FLOOR, JSON_FLOOR, PY, clean_env, ref_cmd  # noqa: E402
-from measure import median, paired, rounds, timed  # noqa: E402
+from measure import rounds, timed  # noqa: E402
 from table import Report  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -114,101 +113,6 @@ def bench_hook(rep: Report, work: str, runs: int, entry: str | None) -> None:
     hook_bench.bench_hook(rep, work, team, env, payloads, dispatch, fast, max(runs * 2, MIN_SAMPLES), entry)
 
 
-def _log_5000(path: str, team_doc: str) -> None:
-    """A realistic mix: 200 sessions, each with runs, claims and evidence (reads, some unrelated)."""
-    import random
-
-    rng = random.Random(7)
-    lines = []
-    t0 = time.time() - 3 * 86400
-    n = 0
-    while len(lines) < 5000:
-        n += 1
-        session = f"ses-{n % 200:03d}"
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t0 + len(lines) * 40))
-        run = f"{n:08x}-0000-4000-8000-{rng.randrange(16**12):012x}"
-        docs = [{"key": f"note-{rng.randrange(500)}", "type": "learning", "scope": "workspace",
-                 "path": team_doc if i == 0 else f"/team/learnings/note-{rng.randrange(500)}.md",
-                 "score": 3.2, "eligible": True} for i in range(rng.randint(0, 5))]
-        lines.append({"kind": "run", "ts": ts, "run": run, "session": session, "via": "env", "unambiguous": True,
-                      "agent": "claude", "actor": {}, "caller": None, "docs": docs})
-        lines.append({"kind": "claim", "ts": ts, "run": run, "session": session, "agent": "claude", "actor": {}})
-        for _ in range(rng.randint(1, 8)):
-            read = team_doc if rng.random() < 0.2 else f"/team/learnings/note-{rng.randrange(500)}.md"
-            lines.append({"kind": "evidence", "ts": ts, "session": session, "agent": "claude", "actor": {},
-                          "path": read, "exact": True, "via": "read", "simple": True, "status": "success"})
-    with open(path, "w", encoding="utf-8") as fh:
-        for rec in lines[:5000]:
-            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-
-
-def _turn(doc: str, start: float) -> str:
-    """The lines one more agent turn adds: a recall, its claim, and three reads of its doc."""
-    ts = [time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start + i)) for i in range(5)]
-    run = "0badc0de-0000-4000-8000-000000000001"
-    docs = [{"key": "redis-timeout", "type": "learning", "scope": "workspace", "path": doc, "score": 3.2,
-             "eligible": True}]
-    lines = [{"kind": "run", "ts": ts[0], "run": run, "session": "ses-001", "via": "env", "unambiguous": True,
-              "agent": "claude", "actor": {}, "caller": None, "docs": docs},
-             {"kind": "claim", "ts": ts[1], "run": run, "session": "ses-001", "agent": "claude", "actor": {}}]
-    lines += [{"kind": "evidence", "ts": t, "session": "ses-001", "agent": "claude", "actor": {}, "path": doc,
-               "exact": True, "via": "read", "simple": True, "status": "success"} for t in ts[2:]]
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines)
-
-
-def bench_reduce(rep: Report, work: str, runs: int) -> None:
-    env, _, doc = _recall_output(work)
-    sys.path.insert(0, ROOT)
-    from reference import config
-
-    scope = config.load(env).active
-    raw = os.path.join(work, "log-5000.jsonl")
-    _log_5000(raw, doc)
-    stop = json.dumps({"session_id": "ses-001", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
-                       "hook_event_name": "Stop", "stop_hook_active": False}).encode()
-    cmd = [*ref_cmd(), "hook-dispatch", "stop", "--tool", "claude"]
-    state = (scope.log_path, scope.upvoted_path, scope.ledger_path)
-
-    def reset(log_text: bytes | None, saved: dict[str, bytes]) -> None:
-        for path in state:
-            if os.path.exists(path):
-                os.unlink(path)
-        for path, data in saved.items():
-            with open(path, "wb") as fh:
-                fh.write(data)
-        if log_text is not None:
-            with open(scope.log_path, "wb") as fh:
-                fh.write(log_text)
-
-    with open(raw, "rb") as fh:
-        unreduced = fh.read()
-    first = []
-    for _ in range(max(3, runs // 3)):
-        reset(unreduced, {})
-        first.append(timed(cmd, env, stop))
-    # The steady state: earlier Stops have reduced the log; one more turn arrives, then its Stop.
-    reset(unreduced, {})
-    timed([*ref_cmd(), "pull"], env)
-    saved = {p: open(p, "rb").read() for p in state if os.path.exists(p)}
-    last_ts = json.loads(saved[scope.log_path].splitlines()[-1])["ts"]
-    start = calendar.timegm(time.strptime(last_ts[:19], "%Y-%m-%dT%H:%M:%S")) + 60
-    turn = _turn(doc, start).encode()
-    lines = saved[scope.log_path].count(b"\n")
-    stop_env = {**env, "TEAMAI_NOW": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 10))}
-
-    def one_stop() -> float:
-        reset(None, {**saved, scope.log_path: saved[scope.log_path] + turn})
-        return timed(cmd, stop_env, stop)
-
-    floor_ms, ms = paired(FLOOR, runs, one_stop)
-    rep.add("reduce", f"Stop after one more turn, {lines}-line reduced log", ms, floor_ms, "<= 4x floor",
-            ok=ms / floor_ms <= 4.0)
-    cmd = [PY, "-I", "-S", os.path.join(_package_dir(), "hook", "fast.py"), "stop", "--tool", "claude"]
-    floor_ms, ms = paired(FLOOR, runs, one_stop)
-    rep.add("reduce", "the same Stop, hook-command line", ms, floor_ms, "<= 4x floor", ok=ms / floor_ms <= 4.0)
-    rep.add("reduce", "Stop over a 5000-line log never reduced before", median(first), floor_ms)
-
-
 def bench_conformance(rep: Report) -> None:
     exe = shutil.which("teamai-conformance", path=os.path.dirname(PY)) or "teamai-conformance"
     exe_args = [exe, "--corpus", ROOT]
@@ -264,7 +168,7 @@ def main() -> int:
                         ("real", lambda: bench_real(rep, work, [p for p in args.real.split(",") if p], runs,
                                                     cold_runs, entry)),
                         ("hook", lambda: bench_hook(rep, work, runs, entry)),
-                        ("reduce", lambda: bench_reduce(rep, work, runs)),
+                        ("reduce", lambda: reduce_bench.bench_reduce(rep, work, runs)),
                         ("conformance", lambda: bench_conformance(rep))):
         if section in only:
             if section in ("reduce", "conformance"):

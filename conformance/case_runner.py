@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from . import outcomes, timeline
 from .capabilities import action_of, missing, needs
@@ -42,7 +42,10 @@ class _Unprinted(Exception):
 
 
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
-             timeout: float = DEFAULT_TIMEOUT) -> outcomes.CaseResult:
+             timeout: float = DEFAULT_TIMEOUT, trace: Tracer | None = None,
+             explain: bool = True) -> outcomes.CaseResult:
+    """``trace``: observe after every step and hand each answer to it (``explain.py`` replays a
+    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``)."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
@@ -53,7 +56,7 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
         result.message = "the driver does not declare: " + ", ".join(lacking)
         return result
     folder = tempfile.mkdtemp(prefix="tc-")
-    session = _Session(driver, time.monotonic() + timeout, timeout)
+    session = _Session(driver, time.monotonic() + timeout, timeout, trace)
     try:
         _drive(session, scenario, payloads, folder, result)
     except DriverTimeout as exc:
@@ -74,6 +77,10 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         result.duration = time.perf_counter() - started
+    if explain and result.outcome == outcomes.FAIL:
+        from .explain import explain_failure
+
+        result.explanation = explain_failure(driver, scenario, payloads, result, timeout)
     return result
 
 
@@ -82,12 +89,18 @@ def _failed(result: outcomes.CaseResult, outcome: str, message: str, detail: str
     result.message = message + (f"\n{detail.strip()}" if detail.strip() else "")
 
 
+class Tracer(Protocol):
+    def observed(self, index: int, answer: dict[str, Any]) -> None: ...
+    def finish(self, norm: Normalizer) -> None: ...
+
+
 class _Session:
-    def __init__(self, driver: Driver, deadline: float, timeout: float) -> None:
+    def __init__(self, driver: Driver, deadline: float, timeout: float, trace: Tracer | None = None) -> None:
         self.driver = driver
         self.deadline = deadline
         self.timeout = timeout
         self.last = ""
+        self.trace = trace
 
     def send(self, message: dict[str, Any]) -> dict[str, Any]:
         self.last = str(message["cmd"])
@@ -136,9 +149,14 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     try:
         for index, (step, instant) in enumerate(zip(scenario.steps, times, strict=True)):
             done.append(_step(session, scenario, index, step, instant, ctx, payloads, runs))
+            if session.trace is not None:
+                session.trace.observed(index, session.send({"cmd": "observe", "now": timeline.spell(instant),
+                                                            "env": _strings(data.get("env"), ctx), "want": ["log"]}))
     except _Unprinted as exc:
         session.send({"cmd": "close"})
         norm = Normalizer.build(runs, ctx.paths, ctx.user_paths, ctx.roots)
+        if session.trace is not None:
+            session.trace.finish(norm)
         result.steps = _reported(done, norm)
         miss = unprinted(exc.where, exc.cause, ctx, norm.text)
         result.outcome = outcomes.FAIL
@@ -152,6 +170,8 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
                              "env": _strings(data.get("env"), ctx), "want": want})
     session.send({"cmd": "close"})
     norm = Normalizer.build(runs, ctx.paths, ctx.user_paths, ctx.roots)
+    if session.trace is not None:
+        session.trace.finish(norm)
     result.steps = _reported(done, norm)
     result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
                        "stats": norm(observed.get("stats"))}

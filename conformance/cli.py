@@ -43,6 +43,7 @@ from .driver import DriverUnusable, connect
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_CORPUS, EXIT_DRIVER = 0, 1, 2, 3, 4
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_IMPL = "reference"
+DEFAULT_TIMEOUT = 60.0
 SELECTOR_HELP = ("a case id, area, clause id or agent; kind:name (case:, area:, clause:, agent:) for one kind; "
                  "* ? [..] glob them; repeatable, the selections add up")
 AGENT_HELP = "only the cases concerning this agent (a name or glob)"
@@ -74,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     run.add_argument("--html", type=Path, metavar="FILE", help="write the results page (one self-contained HTML file)")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
-    run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per case (default 60)")
+    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS", help="per case (default 60)")
     listing = sub.add_parser("list", help="list the cases")
     listing.add_argument("--only", action="append", default=[], metavar="SELECTOR", help=SELECTOR_HELP)
     listing.add_argument("--agent", help=AGENT_HELP)
@@ -260,6 +261,8 @@ def _rerun(args: argparse.Namespace, root: Path, case_id: str) -> str:
         parts += ["--impl", args.impl]
     if args.expectations:
         parts += ["--expectations", str(args.expectations)]
+    if args.timeout != DEFAULT_TIMEOUT:
+        parts += ["--timeout", f"{args.timeout:g}"]
     return shlex.join(parts)
 
 

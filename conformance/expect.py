@@ -14,6 +14,7 @@ from typing import Any
 
 from .normalize import Normalizer, first_difference, matches
 from .substitute import Context, NotPrinted
+from .text_region import closest
 
 FINDING_MARKS = ("✖", "!", "⚠")
 HIT_LINE = re.compile(r"^\[\d+/\d+\] ")
@@ -174,8 +175,10 @@ def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -
                             {"exit": step.exit, "stderr": step.stderr.strip()[-500:]}))
     for i, text in enumerate(want.get("output_contains") or []):
         if str(text) not in step.stdout:
-            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it", text,
-                                step.stdout[-2000:]))
+            region, first, last = closest(str(text), step.stdout)
+            where = f"lines {first}-{last}" if last > first else f"line {first}"
+            out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it; the closest "
+                                f"{where} of {len(step.stdout.splitlines())} are shown", text, region))
     for i, pattern in enumerate(want.get("output_matches") or []):
         try:
             found = re.search(str(pattern), step.stdout, re.MULTILINE)

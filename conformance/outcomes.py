@@ -42,10 +42,12 @@ class CaseResult:
     duration: float = 0.0
     reason: str = ""  # from the expectations file, for xfail / xpass / skip
     lacking: list[str] = field(default_factory=list)  # not-applicable: the needs the driver did not declare
+    explanation: dict[str, Any] | None = None  # a fail: where and why it parted from the reference (explain.py)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "area": self.area, "agents": self.agents,
                 "clauses": self.clauses, "outcome": self.outcome, "message": self.message,
                 "mismatches": self.mismatches, "steps": self.steps, "duration": round(self.duration, 4),
                 "reason": self.reason, "lacking": self.lacking,
-                **({"observed": self.observed} if self.observed is not None else {})}
+                **({"observed": self.observed} if self.observed is not None else {}),
+                **({"explanation": self.explanation} if self.explanation is not None else {})}

@@ -28,10 +28,16 @@ def _init(impl: str, corpus: Corpus, timeout: float) -> None:
     _worker["timeout"] = timeout
 
 
-def _run_one(case_id: str) -> outcomes.CaseResult:
+def _run_one(case_id: str, explain: bool = True) -> outcomes.CaseResult:
     corpus: Corpus = _worker["corpus"]
     scenario = corpus.by_id()[case_id]
-    return run_case(_worker["driver"], scenario, corpus.payloads, _worker["timeout"])
+    return run_case(_worker["driver"], scenario, corpus.payloads, _worker["timeout"], explain=explain)
+
+
+def _unexpected_if_failed(expected: dict[str, Expected], case_id: str) -> bool:
+    """Whether a failure of the case would be unexpected, and so worth explaining (a replay)."""
+    entry = expected.get(case_id)
+    return entry is None or entry.status != "fail"
 
 
 def run_all(impl: str, corpus: Corpus, chosen: list[Scenario], expected: dict[str, Expected],
@@ -49,7 +55,7 @@ def run_all(impl: str, corpus: Corpus, chosen: list[Scenario], expected: dict[st
             _emit(on_result, results[scenario.id])
         else:
             todo.append(scenario)
-    for result in _execute(impl, corpus, todo, jobs, timeout, driver):
+    for result in _execute(impl, corpus, todo, jobs, timeout, driver, expected):
         results[result.id] = apply(result, expected.get(result.id))
         _emit(on_result, results[result.id])
     return [results[s.id] for s in chosen]
@@ -61,13 +67,14 @@ def _emit(callback: Callable[[outcomes.CaseResult], None] | None, result: outcom
 
 
 def _execute(impl: str, corpus: Corpus, todo: list[Scenario], jobs: int, timeout: float,
-             driver: Driver | None) -> Iterator[outcomes.CaseResult]:
+             driver: Driver | None, expected: dict[str, Expected]) -> Iterator[outcomes.CaseResult]:
     if jobs <= 1 or len(todo) <= 1:
         own = driver is None
         active = driver or connect(impl)
         try:
             for scenario in todo:
-                yield run_case(active, scenario, corpus.payloads, timeout)
+                yield run_case(active, scenario, corpus.payloads, timeout,
+                               explain=_unexpected_if_failed(expected, scenario.id))
         finally:
             if own:
                 active.stop()
@@ -75,7 +82,7 @@ def _execute(impl: str, corpus: Corpus, todo: list[Scenario], jobs: int, timeout
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init,
                              initargs=(impl, corpus, timeout)) as pool:
-        futures = {pool.submit(_run_one, s.id): s for s in todo}
+        futures = {pool.submit(_run_one, s.id, _unexpected_if_failed(expected, s.id)): s for s in todo}
         for future in as_completed(futures):
             scenario = futures[future]
             try:

@@ -180,6 +180,7 @@
       });
       parts.push(ul);
     }
+    if (r.explanation) parts.push(explanation(r.explanation));
     if (r.rerun) {
       var code = el("code", { text: r.rerun });
       var btn = el("button", { type: "button", text: "Copy" });
@@ -193,6 +194,28 @@
     if (r.observed) parts.push(details("observed state (votes, log, stats)", pre(json(r.observed))));
     else parts.push(el("p", { cls: "muted", text: "This report does not hold the observed state." }));
     return el("section", { "data-col": col.key }, parts);
+  }
+  // Why a failed case parted from the reference (explain.py): the first differing step, its
+  // decisions with the reference's reasons, and the chain behind each vote that came out wrong.
+  function explanation(x) {
+    var box = el("div", { cls: "why" }, [el("h4", { text: "why" }), el("p", { cls: "why-summary", text: x.summary || x.problem || "" })]);
+    if (x.problem && x.summary !== x.problem) box.appendChild(el("p", { cls: "muted", text: x.problem }));
+    if (x.first) {
+      var ul = el("ul", { cls: "mm" });
+      (x.first.decisions || []).forEach(function (d) {
+        ul.appendChild(el("li", {}, [el("b", { text: d.decision }), pre((d.words || []).join("\n"))]));
+      });
+      box.appendChild(ul);
+      if (x.first.notes && x.first.notes.length) {
+        box.appendChild(details("the reference's reasons at step " + (x.first.index + 1) + " (teamai-ref replay)",
+          pre(x.first.notes.join("\n")), true));
+      }
+    }
+    if (x.log_compared === false) box.appendChild(el("p", { cls: "muted", text: "The implementation keeps no recall log: only votes were compared." }));
+    (x.chains || []).forEach(function (c) {
+      box.appendChild(details("behind " + c.path, pre((c.lines || []).join("\n"), "chain"), true));
+    });
+    return box;
   }
   function select(node) {
     var range = document.createRange();

@@ -108,6 +108,8 @@ def _result(line: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
     out = {"outcome": str(line.get("outcome", "")), "message": line.get("message", ""),
            "reason": line.get("reason", ""), "mismatches": mismatches, "steps": line.get("steps") or [],
            "duration": line.get("duration"), "rerun": line.get("rerun", "")}
+    if line.get("explanation"):
+        out["explanation"] = line["explanation"]
     if "observed" in line:
         out["observed"] = line["observed"]
         out["_state_pending"] = True  # the expect block may come from a later report or the facts

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import outcomes
+from . import outcomes, report_explain
 from .outcomes import CaseResult
 
 COLUMNS = (outcomes.PASS, outcomes.FAIL, outcomes.ERROR, outcomes.CRASH, outcomes.TIMEOUT, outcomes.XFAIL,
@@ -46,13 +46,16 @@ def failure_block(r: CaseResult, rerun: str) -> list[str]:
         lines.append(f"  first difference at {first['path']}: {first['message']}")
         for m in r.mismatches[:5]:
             lines.append(f"    {m['path']}")
-            lines.append(f"      - expected: {_short(m.get('expected'))}")
-            lines.append(f"      + actual:   {_short(m.get('actual'))}")
+            diff = report_explain.text_diff_lines(m.get("expected"), m.get("actual")) \
+                if "output_contains[" in m["path"] else []
+            lines += diff or [f"      - expected: {_short(m.get('expected'))}",
+                              f"      + actual:   {_short(m.get('actual'))}"]
         if len(r.mismatches) > 5:
             lines.append(f"    … and {len(r.mismatches) - 5} more")
     elif r.message:
         for text in r.message.splitlines()[:12]:
             lines.append(f"  {text}")
+    lines += report_explain.explanation_lines(r.explanation)
     lines.append(f"  rerun: {rerun}")
     return lines
 
@@ -97,6 +100,8 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     bad = [r for r in results if r.outcome in outcomes.UNEXPECTED]
     for r in bad:
         out += failure_block(r, rerun(r.id)) + [""]
+    rollup = report_explain.failing_clauses(bad)
+    out += rollup + ([""] if rollup else [])
     verdict = "all outcomes as expected" if not bad else f"{len(bad)} unexpected outcome(s)"
     out.append(verdict)
     return "\n".join(out) + "\n"

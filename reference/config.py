@@ -43,6 +43,10 @@ class Scope:
         return os.path.join(self.state_dir, "recall-log.lock")
 
     @property
+    def checkpoint_path(self) -> str:
+        return os.path.join(self.state_dir, "recall-log.checkpoint")
+
+    @property
     def ledger_path(self) -> str:
         return os.path.join(self.state_dir, "votes.yaml")
 

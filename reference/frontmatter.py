@@ -54,8 +54,12 @@ def split(text: str) -> Parsed:
             break
     else:
         return Parsed({}, text, "frontmatter has no closing '---' line")
+    from . import yaml_subset  # only indexing reads frontmatter
+
     try:
-        meta = _load_yaml(block) if block.strip() else {}
+        meta = yaml_subset.load(block) if block.strip() else {}
+        if meta is None:  # outside the common subset: PyYAML reads it
+            meta = _load_yaml(block)
     except Exception as exc:  # any YAML error: keep the body, report the file
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""

@@ -73,7 +73,10 @@ def new_document() -> Document:
 
 # --- writing ------------------------------------------------------------------------------------
 
-_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+# Patterns whose classes reach into the surrogates are left as text and compiled by ``re`` (and
+# kept in its cache) on first use: compiling each costs about half a millisecond, and a recall
+# that reads and writes a ledger in the usual spelling never needs them.
+_UNSAFE = "[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]"
 # A plain scalar every YAML reader takes for this very string: it starts with a letter (so it is
 # no number, date or indicator), holds only word characters, a few punctuation marks and single
 # inner spaces, and is none of the words YAML 1.1 or 1.2 reads as a boolean or null.
@@ -85,7 +88,7 @@ _INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[
 def _quoted(text: str) -> str:
     """A double-quoted scalar that JSON and both YAML versions read back as ``text``: the
     characters YAML refuses raw, or reads as line breaks, are escaped."""
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+    return re.sub(_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def _key(text: str) -> str:
@@ -191,9 +194,9 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)'")
 # Raw characters this reader leaves to PyYAML: in quotes, what YAML 1.2 says must be escaped there
 # (teamai's writer leaves DEL, the C1 controls and the Unicode line separators raw inside quotes,
 # and YAML 1.2 reads them as themselves); unquoted, every control character.
-_RAW_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\ud800-\udfff]")
-_RAW_CONTROL_PLAIN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_RAW_CONTROL = "[\x00-\x08\x0a-\x1f\ud800-\udfff]"  # compiled on first use, like _UNSAFE
+_RAW_CONTROL_PLAIN = "[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]"
+_SURROGATE = "[\ud800-\udfff]"
 _INT = re.compile(r"[-+]?[0-9]+")
 _FLOATISH = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
                        r"|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+")
@@ -214,7 +217,7 @@ def _quoted_at(text: str) -> tuple[Any, int]:
     """The quoted scalar at the start of ``text`` and where it ends; ``_NO`` for what this reader
     leaves to PyYAML (a raw control character, an escape YAML does not have, a surrogate)."""
     match = (_DOUBLE if text[0] == '"' else _SINGLE).match(text)
-    if match is None or _RAW_CONTROL.search(match.group(1)):
+    if match is None or re.search(_RAW_CONTROL, match.group(1)):
         return _NO, 0
     body = match.group(1)
     if text[0] == "'":
@@ -224,7 +227,7 @@ def _quoted_at(text: str) -> tuple[Any, int]:
             body = _ESCAPE.sub(_unescape, body)
         except (ValueError, OverflowError):
             return _NO, 0
-        if _SURROGATE.search(body):
+        if re.search(_SURROGATE, body):
             return _NO, 0
     return body, match.end()
 
@@ -235,7 +238,7 @@ def _plain(text: str) -> Any:
     first = text[0]
     if first in _INDICATORS and not (first in "-?:" and len(text) > 1 and text[1] not in " \t"):
         return _NO
-    if ": " in text or " #" in text or text[-1] in " \t:" or _RAW_CONTROL_PLAIN.search(text):
+    if ": " in text or " #" in text or text[-1] in " \t:" or re.search(_RAW_CONTROL_PLAIN, text):
         return _NO
     if _INT.fullmatch(text):
         return int(text)

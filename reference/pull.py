@@ -1,8 +1,9 @@
 """``teamai-ref pull``: settle every session's reads, then prune the recall log.
 
-The reducer credits whatever is pending in the whole log, so pull drains the sessions whose Stop
-never came and those whose Stop found the votes ledger busy. Pruning runs only here, after the
-reducer, so it sees the consumed lines the reducer has just written.
+The reducer credits whatever is pending, for every session, so pull drains the sessions whose Stop
+never came and those whose Stop found the votes ledger busy; it reads the log through the
+checkpoint the last Stop left when that still matches. Pruning runs only here, after the reducer,
+so it sees the consumed lines the reducer has just written, and it leaves a fresh checkpoint.
 """
 
 from __future__ import annotations

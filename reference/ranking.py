@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Sequence
 
 from . import words
+from ._sqlite import sqlite3
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 COMMON_SHARE = 0.2
 COMMON_FLOOR = 1000
+K1 = 1.2  # SQLite's bm25(): a term's part of the score stays below idf * (K1 + 1)
+PRUNE_FROM = 3000  # rows to score before a search first scores only the documents of its rarest part
 VIEWS = ("bodies", "heads")
 
 _STOP = frozenset(
@@ -103,20 +105,43 @@ def search(conn: sqlite3.Connection, terms: Sequence[str], limit: int, total: in
         common = max(COMMON_SHARE * total, COMMON_FLOOR)
         rare = [t for t in terms if df["bodies", t] <= common]
         kept = rare or sorted(terms, key=lambda t: df["bodies", t])[:1]
-    parts, args = [], []
     scale = 1 / math.sqrt(len(terms))
+    parts = []  # (view, word, factor, rows), in the order their contributions are summed
     for view in VIEWS:
         for t in kept:
             n = df[view, t]
-            if not n:
-                continue
-            factor = scale * idf(total, n) / _fts5_idf(total, n)
-            parts.append(f"SELECT rowid, {-factor!r} * bm25({view}) FROM {view} WHERE {view} MATCH ?")
-            args.append(_phrase(t))
+            if n:
+                parts.append((view, t, scale * idf(total, n) / _fts5_idf(total, n), n))
     if not parts:
         return []
+    if sum(p[3] for p in parts) >= PRUNE_FROM and len(parts) > 1:
+        # Score first only the documents holding the rarest part; the others can only make the
+        # cut if what they may still gain beats the limit-th best score found.
+        rarest = min(range(len(parts)), key=lambda i: (parts[i][3], i))
+        rest = [p for i, p in enumerate(parts) if i != rarest]
+        bound = sum(scale * idf(total, p[3]) for p in rest) * (K1 + 1) * (1 + 1e-9)
+        rows = _best(conn, parts, limit, withheld, frozenset({rarest}))
+        if len(rows) == limit and rows[-1][0] > bound:
+            return rows
+    return _best(conn, parts, limit, withheld, None)
+
+
+def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int]], limit: int,
+          withheld: frozenset[str], among: frozenset[int] | None) -> list[tuple[Any, ...]]:
+    """The best ``limit`` rows by the sum of the parts' scores; with ``among``, only over the
+    documents that hold one of those parts (their sums are still whole: every part counts)."""
+    sql_parts, args = [], []
+    for i, (view, t, factor, _) in enumerate(parts):
+        only = " AND +rowid IN (SELECT id FROM k)" if among is not None and i not in among else ""
+        sql_parts.append(f"SELECT rowid, {-factor!r} * bm25({view}) FROM {view} WHERE {view} MATCH ?{only}")
+        args.append(_phrase(t))
+    head, head_args = "WITH ", []
+    if among is not None:
+        keys = [f"SELECT rowid FROM {parts[i][0]} WHERE {parts[i][0]} MATCH ?" for i in sorted(among)]
+        head = f"WITH k(id) AS MATERIALIZED ({' UNION '.join(keys)}), "
+        head_args = [_phrase(parts[i][1]) for i in sorted(among)]
     # MATERIALIZED: bm25() may only run in a query on its own table, never inside a flattened one.
-    summed = (f"WITH m(id, s) AS MATERIALIZED ({' UNION ALL '.join(parts)}),"
+    summed = (f"{head}m(id, s) AS MATERIALIZED ({' UNION ALL '.join(sql_parts)}),"
               " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM m GROUP BY id)")
     hidden = " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))" if withheld else ""
     extra = [json.dumps(sorted(withheld))] if withheld else []
@@ -127,4 +152,4 @@ def search(conn: sqlite3.Connection, terms: Sequence[str], limit: int, total: in
            f" SELECT t.s AS score, {_COLUMNS} FROM t JOIN assets a ON a.id = t.id"
            f" WHERE t.s >= coalesce((SELECT s FROM c), -1e308){hidden}"
            " ORDER BY score DESC, a.tree_path ASC LIMIT ?")
-    return conn.execute(sql, (*args, *extra, limit - 1, *extra, limit)).fetchall()
+    return conn.execute(sql, (*head_args, *args, *extra, limit - 1, *extra, limit)).fetchall()

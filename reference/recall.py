@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from . import index, ledger, ranking, runlog, session_env, tree
-from .clock import now, stamp
+from .clock import now_seconds, now_stamp
 from .config import WORKSPACE, Config, Scope
 from .relations import visibility
 from .scope_index import ScopeIndex
@@ -113,7 +113,7 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
         raise EmptyQuery("the query has no words to search for")
     found: list[tuple[Scope, index.Entry]] = []
     handles: dict[str, ScopeIndex] = {}
-    now_s = now(cfg.env).timestamp()
+    now_s = now_seconds(cfg.env)
     wait = lock_wait(cfg.env)
     hidden = visibility.hidden_from_hits(cfg)  # a withheld codebase's pages are never hits
     for scope in cfg.scopes:
@@ -166,8 +166,7 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
     on screen promises a run line that a hook's claim can settle, and this run has none.
     """
     env = cfg.env
-    instant = now(env)
-    ts = stamp(instant)
+    ts = now_stamp(env)
     new_id = new_run_id()
     run_id: str | None = new_id
     scope = cfg.active

@@ -11,9 +11,8 @@ node a hit's lines can mention, so the lines are the same as over the whole scop
 
 from __future__ import annotations
 
-import sqlite3
-
 from . import index
+from ._sqlite import sqlite3
 from .config import Config
 from .recall import Hit, Searched, with_related
 from .relations import visibility

@@ -1,13 +1,17 @@
 """The text recall prints. This module is the only place that knows the format, so the hook
 side can rely on it: the run id sits at the end of the start line, or of the no-hit line.
 
-The no-hit line echoes the query, and the query is whatever the caller typed: it must never be able
-to print a line of its own, or a query could spell another session's start line and that session's
-run would be claimed by whoever ran it. So the echo (:func:`echo_query`) stays on one line: a double
-quote, a backslash and every character that is a control, a format character or a line or
-paragraph separator are escaped the way Python and JSON spell them (``\\"``, ``\\\\``, ``\\n``,
-``\\r``, ``\\t``, ``\\xNN``, ``\\uNNNN``), and at most :data:`MAX_QUERY_ECHO` characters of
-the query are echoed, then ``…``. ``hook/claims.py`` accepts the line only in exactly this form.
+Whatever recall prints from outside (the query on the no-hit line; a hit's title, author, date,
+tags, file path, related paths and snippet, all written by whoever wrote the team's files) must
+never be able to print a line of its own: a line spelling another session's start line would let
+whoever ran this recall claim that session's run. So every such text goes through
+:func:`one_line`, the one place that escapes: every character that is a control, a format
+character or a line or paragraph separator is written the way Python and JSON spell it (``\\n``,
+``\\r``, ``\\t``, ``\\xNN``, ``\\uNNNN``); printable text, wide spaces included, stays as written.
+The query is echoed in double quotes, so there a double quote and a backslash are escaped too
+(``\\"``, ``\\\\``), and at most :data:`MAX_QUERY_ECHO` characters of it are echoed, then ``…``.
+``hook/claims.py`` accepts a run id only on a whole line in exactly the start line's or the
+no-hit line's form.
 """
 
 from __future__ import annotations
@@ -27,10 +31,13 @@ FOOTER = "以上内容来自团队知识库，仅供参考。如需详细信息�
 # pasted document does not flood the agent's context a second time.
 MAX_QUERY_ECHO = 200
 
-_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_QUOTED = {'"': '\\"', "\\": "\\\\"}
 
 
-def _escape(ch: str) -> str:
+def _escape(ch: str, quoted: bool) -> str:
+    if quoted and ch in _QUOTED:
+        return _QUOTED[ch]
     if ch in _SHORT:
         return _SHORT[ch]
     code = ord(ch)
@@ -42,12 +49,17 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def one_line(text: str, quoted: bool = False) -> str:
+    """``text`` as recall prints it: on one line, its controls and separators escaped; with
+    ``quoted`` (it stands between double quotes) its quotes and backslashes too."""
+    if text.isprintable() and not (quoted and ('"' in text or "\\" in text)):
+        return text
+    return "".join(_escape(ch, quoted) for ch in text)
+
+
 def echo_query(query: str) -> str:
     """The query as the no-hit line shows it: one line, escaped, at most MAX_QUERY_ECHO characters."""
-    cut = query[:MAX_QUERY_ECHO]
-    if not (cut.isprintable() and '"' not in cut and "\\" not in cut):
-        cut = "".join(_escape(ch) for ch in cut)
-    return cut + ("…" if len(query) > MAX_QUERY_ECHO else "")
+    return one_line(query[:MAX_QUERY_ECHO], quoted=True) + ("…" if len(query) > MAX_QUERY_ECHO else "")
 
 
 def _run_suffix(run_id: str | None) -> str:
@@ -60,14 +72,15 @@ def render(query: str, hits: Sequence[Hit], run_id: str | None) -> str:
     n = len(hits)
     out = [f"{START} ({n} result{'s' if n != 1 else ''}){_run_suffix(run_id)}", ""]
     for i, hit in enumerate(hits, 1):
-        out.append(f"[{i}/{n}] [{hit.type_label}] {hit.title} [{hit.scope}]")
-        out.append(f"Author: {hit.author or 'unknown'} | Date: {hit.date or 'unknown'} | Score: {hit.score:.1f}")
+        out.append(f"[{i}/{n}] [{hit.type_label}] {one_line(hit.title)} [{hit.scope}]")
+        out.append(f"Author: {one_line(hit.author or 'unknown')} | Date: {one_line(hit.date or 'unknown')}"
+                   f" | Score: {hit.score:.1f}")
         if hit.tags:
-            out.append("Tags: " + ", ".join(hit.tags))
-        out.append(f"File: {hit.path}")
-        out.extend(f"Related: {line}" for line in hit.related)
+            out.append("Tags: " + ", ".join(one_line(tag) for tag in hit.tags))
+        out.append(f"File: {one_line(hit.path)}")
+        out.extend(f"Related: {one_line(line)}" for line in hit.related)
         if hit.snippet:
-            out.append(f"Snippet: {hit.snippet}")
+            out.append(f"Snippet: {one_line(hit.snippet)}")
         out.append("")
     out.append(END)
     out.append("")

@@ -5,30 +5,56 @@ hook appending at the same moment waits and then appends to the new file. It nev
 hook path. What it never drops, however old or however many lines there are: a pending read
 (evidence with no consumed line) younger than 24 h, and what that read still needs to vote:
 
-- the runs of its root session that it could join (run ts within the 24 h before the read),
+- the runs of its root session that it could join (run ts within the 24 h before the read), and
+  the unsettled runs in that window (a late claim may still settle them),
 - every claim naming those runs,
 - the consumed lines of that root session (the credits that may cover the read) and their reads,
 - the links from the read's session and from those runs' sessions up to the root.
 
 A read and its consumed lines are kept or dropped together: a consumed line without its read is
-harmless, but a read without its consumed line would vote again. Malformed lines are dropped and
-counted. Lines that survive are written back byte for byte, in their original order.
+harmless, but a read without its consumed line would vote again. Malformed lines (not JSON, no
+known kind, no instant, cut short) are dropped and counted; a line in the log's own spelling is
+judged by its bytes up to its ``ts``, so one spoilt further on stays until it is old (the reducer
+skips it and counts it whenever it reads it). Lines that survive are written back byte for byte,
+in their original order.
+
+Last, still under the lock, the reducer's checkpoint is worked out for the file as it now is, so
+the next Stop reads only what is appended after the pull. Lines are judged from their bytes
+where the log's own spelling allows (a 50,000-line log is pruned well within a second); only what
+the young pending reads need is decoded.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import reducer
-from .clock import now
+from .clock import now_micros, stamp_micros
 from .config import Config
+from .reducer import DAY, Lines, build, checkpoint, keep
+from .reducer.logread import (
+    CONSUMED_ID,
+    EVIDENCE_ID,
+    KINDS,
+    consumed_identity,
+    identity,
+    instant,
+    raw_ids,
+    run_of,
+    text,
+    well_formed,
+)
+from .reducer.model import claims_for
+from .reducer.settle import settled_by
 from .storage import lock_wait, locked, write_atomic
 
 MAX_AGE_DAYS = 30
 MAX_LINES = 5000
+
 
 
 @dataclass
@@ -41,70 +67,184 @@ class PruneResult:
     protected: int = 0  # lines kept because pending reads need them
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
+class _Log:
+    """Each well-formed line of the log with its kind, ``ts`` and unit (a read and its consumed
+    lines are one unit), read from the bytes where they are in the log's own spelling. Instants
+    are kept as the text of ``clock.stamp``, which sorts in time order."""
+
+    def __init__(self, raws: list[bytes]) -> None:
+        self.lines: list[bytes] = []
+        self.kinds: list[str] = []
+        self.when: list[bytes] = []
+        self.unit: list[Any] = []  # the read's identity (as bytes) for evidence and consumed lines, else None
+        self.records: dict[int, dict[str, Any]] = {}  # lines decoded here (spelt otherwise)
+        self.malformed = 0
+        by_kind: dict[str, list[int]] = {kind: [] for kind in KINDS}
+        found = [_PLAIN.match(raw) for raw in raws]
+        if None not in found and all(raw[-1:] == b"}" for raw in raws):  # every line in the log's own spelling
+            plain = [m.groups() for m in found if m is not None]
+            if all(_hour_ok(hour) for hour in {ts[:13] for _, ts in plain}):
+                self.lines = raws
+                self.kinds = [_KIND[kind] for kind, _ in plain]
+                self.when = [ts for _, ts in plain]
+                for kind in KINDS:
+                    by_kind[kind] = [at for at, name in enumerate(self.kinds) if name == kind]
+        if not self.lines and raws:
+            self._one_by_one(raws, found, by_kind)
+        self.unit = [None] * len(self.lines)
+        for kind, pattern, ident in (("evidence", EVIDENCE_ID, identity), ("consumed", CONSUMED_ID, consumed_identity)):
+            found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], pattern)
+            for at, raw_id in zip(by_kind[kind], found_ids, strict=True):
+                if raw_id is not None and at not in self.records:
+                    self.unit[at] = raw_id
+                else:
+                    self.unit[at] = _as_bytes(ident(self.record(at)))
+        self.by_kind = by_kind
+        self.units: dict[Any, list[int]] = {}  # a read -> its evidence and consumed lines
+        for at in by_kind["evidence"] + by_kind["consumed"]:
+            if self.unit[at] is not None:
+                self.units.setdefault(self.unit[at], []).append(at)
+
+    def _one_by_one(self, raws: list[bytes], found: list[Any], by_kind: dict[str, list[int]]) -> None:
+        hours = {m.group(2)[:13] for m in found if m is not None}
+        bad_hours = {hour for hour in hours if not _hour_ok(hour)}
+        for raw, m in zip(raws, found, strict=True):
+            if m is not None and raw[-1:] == b"}" and (not bad_hours or m.group(2)[:13] not in bad_hours):
+                kind, ts = _KIND[m.group(1)], m.group(2)
+                by_kind[kind].append(len(self.lines))
+                self.lines.append(raw)
+                self.kinds.append(kind)
+                self.when.append(ts)
+                continue
+            rec = _decoded(raw)  # spelt otherwise, or malformed
+            when = instant(rec["ts"]) if rec is not None else None
+            if rec is None or when is None:
+                self.malformed += 1
+                continue
+            self.records[len(self.lines)] = rec
+            by_kind[rec["kind"]].append(len(self.lines))
+            self.lines.append(raw)
+            self.kinds.append(rec["kind"])
+            self.when.append(_sortable(when))
+
+    def consumed_sessions(self) -> list[Any]:
+        """The root session each consumed line credits, in ``by_kind["consumed"]`` order."""
+        ats = self.by_kind["consumed"]
+        found = _CONSUMED_SESSION.findall(b"\n".join(self.lines[at] for at in ats))
+        if len(found) == len(ats) and not any(at in self.records for at in ats):
+            return [value.decode("utf-8", "replace") for value in found]
+        return [self.record(at).get("session") for at in ats]
+
+    def record(self, at: int) -> dict[str, Any]:
+        """The decoded line (it is well formed)."""
+        return self.records.get(at) or _decoded(self.lines[at]) or {}
+
+
+_PLAIN = re.compile(rb'\{"kind":"(run|claim|evidence|link|consumed)",'
+                    rb'"ts":"(\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z)"')
+_KIND = {kind.encode(): kind for kind in KINDS}
+_CONSUMED_SESSION = re.compile(rb'^\{"kind":"consumed","ts":"[^"\\\n]*","session":"([^"\\\n]*)"', re.M)
+
+
+def _as_bytes(ident: Any) -> Any:
+    """A read's identity as the bytes the log's own spelling holds (units are keyed by these)."""
+    return None if ident is None else tuple(part.encode("utf-8", "surrogateescape") for part in ident)
+
+
+def _hour_ok(text: bytes) -> bool:
+    try:
+        return instant(text.decode("ascii") + ":00:00.000Z") is not None
+    except UnicodeDecodeError:
+        return False
+
+
+def _sortable(value: int, up: bool = False) -> bytes:
+    """An instant as the text ``clock.stamp`` writes, which sorts in time order (years 1000-9999);
+    ``up`` rounds up to the millisecond (a bound that lines stamped to the millisecond meet)."""
+    if up:
+        value = -(-value // 1000) * 1000
+    if value < _YEAR_1000:
+        return b"0"
+    if value >= _YEAR_10000:
+        return b"a"
+    return stamp_micros(value).encode("ascii")
+
+
+_YEAR_1000 = -30610224000 * 1_000_000
+_YEAR_10000 = 253402300800 * 1_000_000
+
+
+def _decoded(raw: bytes) -> dict[str, Any] | None:
     try:
         rec = json.loads(raw)
     except ValueError:
         return None
-    if (isinstance(rec, dict) and rec.get("kind") in reducer.KINDS
-            and reducer.epoch(rec.get("ts")) is not None):
-        return rec
-    return None
+    return rec if well_formed(rec) else None
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _protected(records: list[tuple[bytes, dict[str, Any]]], now_epoch: float) -> set[int]:
+def _protected(log: _Log, now: int) -> set[int]:
     """Indexes of the lines that pending reads younger than 24 h still need."""
-    lines = reducer._Lines(b"")
-    for _, rec in records:
-        lines.done[rec["kind"]].append(rec)
-    model = reducer.build(lines)
-    young = [r for r in model.reads if r.ts >= now_epoch - reducer.DAY]
+    consumed = {log.unit[at] for at in log.by_kind["consumed"]}
+    since = _sortable(now - DAY, up=True)
+    young = [at for at in log.by_kind["evidence"]
+             if log.when[at] >= since and log.unit[at] is not None and log.unit[at] not in consumed]
     if not young:
         return set()
+    earliest = _sortable((instant(min(log.when[at] for at in young).decode("ascii")) or 0) - DAY, up=True)
+    runs = [at for at in log.by_kind["run"] if log.when[at] >= earliest]
+    run_ids = {_run_id(log, at) for at in runs}
+    claims = [at for at in log.by_kind["claim"] if _run_id(log, at) in run_ids]
+    links = log.by_kind["link"]
+    sub = Lines(b"\n".join([log.lines[at] for at in links + young + runs + claims]))
+    model = build(sub)
     roots = model.roots
-    reads: set[reducer.EvidenceId] = set()
-    runs: set[str] = set()
+    reads: set[Any] = set()
+    keep_runs: set[str] = set()
     sessions: set[str] = set()
     credit_roots: set[str] = set()
-    for read in young:
-        reads.add(read.ident)
+    windows: list[int] = []
+    for read in model.reads:
+        reads.add(_as_bytes(read.ident))
         sessions.add(read.session)
         credit_roots.add(read.root)
+        windows.append(read.ts)
         for run in model.runs.get(read.root, ()):
-            if run.ts <= read.ts <= run.ts + reducer.DAY:
-                runs.add(run.run)
+            if run.ts <= read.ts <= run.ts + DAY:
+                keep_runs.add(run.run)
                 sessions.add(run.session)
-    children: set[str] = set()
+    window_runs = sub.get("run")
+    first = claims_for(sub, {text(rec.get("run")) for rec in window_runs})
+    for rec in window_runs:  # unsettled runs a young read could still join once claimed
+        run_id, when = text(rec.get("run")), instant(rec.get("ts"))
+        if run_id is None or when is None or settled_by(rec, first[run_id][1] if run_id in first else None):
+            continue
+        if any(when <= at <= when + DAY for at in windows):
+            keep_runs.add(run_id)
+    chains: set[str] = set()
     for session in sessions:
-        children.update(roots.chain(session))
-    for ident, consumed in model.consumed.items():
-        if any(c.get("session") in credit_roots for c in consumed):
-            reads.add(ident)
-    keep: set[int] = set()
-    for i, (_, rec) in enumerate(records):
-        kind = rec["kind"]
-        if kind == "evidence":
-            hit = reducer._identity(rec) in reads
-        elif kind == "consumed":
-            hit = reducer._consumed_identity(rec) in reads
-        elif kind in ("run", "claim"):
-            hit = _text(rec.get("run")) in runs
-        else:
-            hit = _text(rec.get("child")) in children
-        if hit:
-            keep.add(i)
+        chains.update(roots.chain(session))
+    sessions_of = log.consumed_sessions()
+    for at, root in zip(log.by_kind["consumed"], sessions_of, strict=True):
+        if root in credit_roots:
+            reads.add(log.unit[at])
+    keep = {at for ident in reads for at in log.units.get(ident, ())}
+    keep.update(at for at in runs + claims if _run_id(log, at) in keep_runs)
+    keep.update(at for at in links if text(log.record(at).get("child")) in chains)
     return keep
+
+
+def _run_id(log: _Log, at: int) -> str | None:
+    if at in log.records:
+        return text(log.records[at].get("run"))
+    return run_of(log.lines[at])
 
 
 def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
           max_age_days: int = MAX_AGE_DAYS) -> PruneResult:
-    """Drop what is too old, then the oldest beyond ``max_lines``, under the log's lock."""
+    """Drop what is too old, then the oldest beyond ``max_lines``, under the log's lock; then write
+    the reducer's checkpoint for what is left."""
     scope = cfg.active
-    instant = now(cfg.env).timestamp()
+    now = now_micros(cfg.env)
     result = PruneResult()
     with locked(scope.log_lock, "the recall log", lock_wait(cfg.env)):
         try:
@@ -112,57 +252,60 @@ def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
                 data = fh.read()
         except FileNotFoundError:
             return result
-        records: list[tuple[bytes, dict[str, Any]]] = []
-        for raw in data.split(b"\n"):
-            if not raw.strip():
-                continue
-            result.before += 1
-            rec = _parse(raw)
-            if rec is None:
-                result.malformed += 1
-            else:
-                records.append((raw, rec))
-        keep = _protected(records, instant)
+        raws = [raw for raw in data.split(b"\n") if raw.strip()]
+        result.before = len(raws)
+        log = _Log(raws)
+        result.malformed = log.malformed
+        keep = _protected(log, now)
         result.protected = len(keep)
-        # A read and its consumed lines form one unit, dated by its oldest line.
-        unit_of: dict[reducer.EvidenceId, int] = {}
-        units: list[list[int]] = []
-        for i, (_, rec) in enumerate(records):
-            ident = (reducer._identity(rec) if rec["kind"] == "evidence"
-                     else reducer._consumed_identity(rec) if rec["kind"] == "consumed" else None)
-            if ident is None:
-                units.append([i])
-            elif ident in unit_of:
-                units[unit_of[ident]].append(i)
-            else:
-                unit_of[ident] = len(units)
-                units.append([i])
-        alive = [True] * len(records)
-
-        def when(unit: list[int]) -> float:
-            return min(reducer.epoch(records[i][1]["ts"]) or 0.0 for i in unit)
-
-        droppable = sorted((u for u in units if not any(i in keep for i in u)), key=lambda u: (when(u), u[0]))
-        cutoff = instant - max_age_days * reducer.DAY
-        remaining = len(records)
-        for unit in droppable:
-            if when(unit) < cutoff:
-                for i in unit:
-                    alive[i] = False
-                result.old += len(unit)
-                remaining -= len(unit)
-        for unit in droppable:
-            if remaining <= max_lines:
-                break
-            if alive[unit[0]]:
-                for i in unit:
-                    alive[i] = False
-                result.over += len(unit)
-                remaining -= len(unit)
-        result.after = remaining
-        if result.after != result.before:
-            kept = [records[i][0] + b"\n" for i in range(len(records)) if alive[i]]
-            write_atomic(scope.log_path, b"".join(kept))
+        alive = _survivors(log, keep, _sortable(now - max_age_days * DAY, up=True), max_lines, result)
+        result.after = sum(alive)
+        kept = b"".join(line + b"\n" for line, live in zip(log.lines, alive, strict=True) if live)
+        if kept != data:  # (a torn last line or blank lines are tidied away too)
+            write_atomic(scope.log_path, kept)
+        _checkpoint(cfg, warn, kept, now)
     if result.malformed:
         warn(f"dropped {result.malformed} malformed line(s) from the recall log {scope.log_path}")
     return result
+
+
+def _survivors(log: _Log, keep: set[int], cutoff: bytes, max_lines: int, result: PruneResult) -> list[bool]:
+    """Which lines stay: units (a read and its consumed lines, or one line) dated by their oldest
+    line, dropped when older than ``cutoff``, then oldest first down to ``max_lines``."""
+    units = list(log.units.values()) + [[at] for at, ident in enumerate(log.unit) if ident is None]
+    alive = [True] * len(log.lines)
+    dated = [(min(log.when[at] for at in unit) if len(unit) > 1 else log.when[unit[0]], unit[0], unit)
+             for unit in units if not (unit[0] in keep or (len(unit) > 1 and any(at in keep for at in unit)))]
+    remaining = len(log.lines)
+    young = []
+    for item in dated:
+        if item[0] < cutoff:
+            for at in item[2]:
+                alive[at] = False
+            result.old += len(item[2])
+            remaining -= len(item[2])
+        else:
+            young.append(item)
+    if remaining > max_lines:
+        young.sort()
+        for _, _, unit in young:
+            if remaining <= max_lines:
+                break
+            for at in unit:
+                alive[at] = False
+            result.over += len(unit)
+            remaining -= len(unit)
+    return alive
+
+
+def _checkpoint(cfg: Config, warn: Callable[[str], None], data: bytes, now: int) -> None:
+    """The reducer's checkpoint for the log as it is now (the caller holds the log's lock)."""
+    scope = cfg.active
+    try:
+        st = os.stat(scope.log_path)
+        lines = Lines(data)
+        fields, body = keep.compact(lines, build(lines, only_pending=True), now, None)
+        view = checkpoint.View((st.st_dev, st.st_ino), len(data), data[-checkpoint.TAIL:])
+        checkpoint.save(scope, view, fields, body)
+    except OSError as exc:
+        warn(f"could not write the reducer's checkpoint ({exc}); the next Stop reads the whole log")

@@ -16,10 +16,10 @@ failing, and says so on one line:
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 
 from . import index
+from ._sqlite import sqlite3
 from .config import Scope
 
 STORED, AS_IT_WAS, READ_ONLY, MEMORY = "stored", "as it was", "read-only", "memory"

@@ -85,15 +85,22 @@ def append_bytes(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half."""
+def write_atomic(path: str, data: bytes, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half.
+
+    ``durable=False`` skips the fsync, for derived files (the reducer's checkpoint) that a reader
+    checks and rebuilds when they do not match: after a power cut they may be empty, never wrong.
+    """
     directory = os.path.dirname(path) or "."
     ensure_dir(directory)
     tmp = f"{path}.tmp-{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, path)

@@ -21,8 +21,14 @@ import re
 from collections.abc import Callable
 
 # Han (with extension A and compatibility), kana, Hangul syllables: scripts written without spaces.
-_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
-_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
+# Compiled on first use, by text that is not ASCII: compiling a class this wide costs a fresh
+# process almost 2 ms, which a recall asked in English never needs to pay.
+_CJK_CLASS = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_cjk_run: re.Pattern[str] | None = None
+# A name with an upper-case letter inside. The look-behind and the possessive runs change no
+# match (a start right after a letter can only succeed where the start before it already did),
+# they only spare the engine from trying every letter of every lower-case word again.
+_CAMEL = re.compile(r"((?<![A-Za-z])[A-Za-z][a-z0-9]*+[A-Z][A-Za-z0-9]*+)")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _WORD = re.compile(r"\w+")
 
@@ -39,15 +45,35 @@ def _query_pieces(match: re.Match[str]) -> str:
     return " " + " ".join(run[i:i + 2] for i in range(max(1, len(run) - 1))) + " "
 
 
+def _cjk() -> re.Pattern[str]:
+    global _cjk_run
+    if _cjk_run is None:
+        _cjk_run = re.compile(_CJK_CLASS + "+")
+    return _cjk_run
+
+
 def is_single_cjk(word: str) -> bool:
     """A one-character word in these scripts: searched as every piece that starts with it."""
-    return len(word) == 1 and _CJK_RUN.match(word) is not None
+    return len(word) == 1 and not word.isascii() and _cjk().match(word) is not None
 
 
-def _camel(match: re.Match[str]) -> str:
-    word = match.group(0)
-    parts = _CAMEL_PART.findall(word)
-    return f"{word} {' '.join(parts)}" if len(parts) > 1 else word
+def _camel(text: str) -> str:
+    """Each such name followed by its parts (``fooBar`` -> ``fooBar foo Bar``), each distinct name
+    split once: a document repeats its names."""
+    if text.islower():  # no upper-case letter at all
+        return text
+    pieces = _CAMEL.split(text)  # text, name, text, name, ..., text
+    if len(pieces) == 1:
+        return text
+    done: dict[str, str] = {}
+    for i in range(1, len(pieces), 2):
+        word = pieces[i]
+        spelled = done.get(word)
+        if spelled is None:
+            parts = _CAMEL_PART.findall(word)
+            spelled = done[word] = f"{word} {' '.join(parts)}" if len(parts) > 1 else word
+        pieces[i] = spelled
+    return "".join(pieces)
 
 
 def for_index(text: str) -> str:
@@ -58,10 +84,11 @@ def for_index(text: str) -> str:
 def _cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
     if not text:
         return ""
-    text = _CJK_RUN.sub(pieces, text)
+    if not text.isascii():
+        text = _cjk().sub(pieces, text)
     if "_" in text:
         text = text.replace("_", " ")
-    return _CAMEL.sub(_camel, text)
+    return _camel(text)
 
 
 def query_words(query: str) -> list[str]:

@@ -7,7 +7,10 @@ import shlex
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from reference import cli as cli_module
 from reference.hook.agents import AGENTS
 
 
@@ -95,3 +98,33 @@ def test_every_warning_and_error_is_one_line() -> None:
     out.warn("first\n  second\n\nthird")
     out.error("a\r\nb")
     assert err.getvalue() == "teamai-ref: warning: first second third\nteamai-ref: error: a b\n"
+
+
+_ARG = st.one_of(
+    st.sampled_from(["--check", "--caller", "--limit", "--team", "--user-team", "--lim", "--team=x", "--", "-h",
+                     "--help", "-", "-3", "3", " 7", "x9", "", "a b", "redis", "timeout", "teamai-recall", "recall"]),
+    st.text(alphabet="ab-3 ", max_size=4),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_ARG, max_size=7))
+def test_a_plain_recall_line_means_what_argparse_says_it_means(rest: list[str]) -> None:
+    """The recall command line parsed without argparse gives argparse's own values, for every
+    line it accepts (everything else goes to argparse, which explains what is wrong)."""
+    argv = ["recall", *rest]
+    fast = cli_module.plain_recall(argv)
+    if fast is None:
+        return
+    parsed = cli_module.build_parser("recall").parse_args(argv)
+    for name in ("command", "version", "query", "check", "caller", "limit", "team", "user_team"):
+        assert getattr(fast, name) == getattr(parsed, name), name
+
+
+def test_the_shapes_agents_use_skip_argparse() -> None:
+    for argv in (["recall", "why did", "the payment job fail"], ["recall", "redis", "--caller", "teamai-recall"],
+                 ["recall", "--team", "/t", "--limit", "3", "q"], ["recall", "q", "--check"]):
+        assert cli_module.plain_recall(argv) is not None, argv
+    for argv in (["recall"], ["recall", "--help"], ["recall", "a", "--check", "b"], ["recall", "--limit", "x", "q"],
+                 ["recall", "--lim", "3", "q"], ["recall", "--", "-q"], ["index"]):
+        assert cli_module.plain_recall(argv) is None, argv

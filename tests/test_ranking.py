@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,28 @@ def _hits(home: Path, team: Path, query: str, limit: int = 5, env: dict[str, str
 ])
 def test_text_is_cut_into_the_words_the_index_holds(text: str, expected: str) -> None:
     assert words.for_index(text) == expected
+
+
+_PLAIN_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_PLAIN_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
+
+
+def _plain_cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
+    """The cut as its rules say it, with no shortcut: CJK runs, underscores, then names."""
+    def name(match: re.Match[str]) -> str:
+        parts = words._CAMEL_PART.findall(match.group(0))
+        return f"{match.group(0)} {' '.join(parts)}" if len(parts) > 1 else match.group(0)
+    return _PLAIN_CAMEL.sub(name, _PLAIN_CJK.sub(pieces, text).replace("_", " ")) if text else ""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aBcXyZ09_ -.\né中文合入デプ캐시", max_size=40))
+def test_the_fast_cut_is_the_plain_cut(text: str) -> None:
+    """The shortcuts (ASCII text skips the CJK pass, each name is split once, the name pattern
+    never retries inside a word) change no word: the result is the plain rules' result."""
+    assert words.for_index(text) == _plain_cut(text, words._pieces)
+    expected = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", _plain_cut(text, words._query_pieces))))
+    assert words.query_words(text) == expected
 
 
 def test_a_query_is_cut_the_way_the_index_is() -> None:

@@ -27,32 +27,31 @@ An empty ``related:`` (no value) declares nothing and is not a finding.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
+import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from . import paths, vocabulary
 from .vocabulary import NOUN, USE_DECLARABLE
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NamedTuple
+else:  # indexing one edited file runs this: dataclasses would cost it the import of inspect
+    from .._tuples import NamedTuple
 
 FAIL, WARN = "fail", "warn"
 
 Exists = Callable[[paths.Target], bool]
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
+class Declaration(NamedTuple):
     relation: str
     target: str  # tree path
     target_kind: str
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     severity: str  # FAIL or WARN, as review --branch grades it
     body: str
     consequence: str
@@ -64,8 +63,7 @@ class Finding:
         return f"{self.body}; {self.consequence}."
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     declarations: list[Declaration]
     findings: list[Finding]
 
@@ -80,7 +78,8 @@ def _describe(value: Any) -> str:
         return "true/false"
     if isinstance(value, (int, float)):
         return "a number"
-    if isinstance(value, (_dt.date, _dt.datetime)):
+    dates = sys.modules.get("datetime")  # only YAML makes dates, and it has imported datetime by then
+    if dates is not None and isinstance(value, dates.date):  # a datetime is a date too
         return "a date"
     if isinstance(value, Mapping):
         return "a mapping"

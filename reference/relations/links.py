@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from urllib.parse import unquote
 
 from . import paths
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()]*)*)"
 _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
@@ -28,27 +27,38 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
 def _prose(text: str) -> str:
-    """The text outside fenced code blocks, with code spans blanked (offsets are not needed)."""
-    kept: list[str] = []
+    """The text outside fenced code blocks, with code spans blanked (offsets are not needed).
+
+    A fenced block is blanked from its opening line to its closing line (or to the end), each of
+    its lines left empty. Only lines that start like a fence can open or close one, so those are
+    found with one scan instead of matching every line."""
+    if "```" not in text and "~~~" not in text:  # no fence can open: every line is kept
+        return _CODE_SPAN.sub(" ", text) if "`" in text else text
+    out: list[str] = []
+    kept_from = 0  # the start of the text not yet copied
     fence: str | None = None
-    for line in text.split("\n"):
-        match = _FENCE.match(line)
+    opened = 0
+    for match in _FENCE_LINE.finditer(text):
+        start = match.start()
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        marker = match.group(1)
         if fence is None:
-            if match:
-                fence = match.group(1)
-                kept.append("")
-                continue
-            kept.append(line)
-        else:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                    and not line.strip().lstrip(fence[0]):
-                fence = None
-            kept.append("")
-    return _CODE_SPAN.sub(" ", "\n".join(kept))
+            fence, opened = marker, start
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not text[start:end].strip().lstrip(fence[0]):
+            out += (text[kept_from:opened], "\n" * text.count("\n", opened, end))
+            fence, kept_from = None, end
+    if fence is not None:
+        out += (text[kept_from:opened], "\n" * text.count("\n", opened))
+    else:
+        out.append(text[kept_from:])
+    return _CODE_SPAN.sub(" ", "".join(out))
 
 
 def local_targets(text: str) -> list[str]:
     """Local link destinations in file order, without anchor or query, percent-decoded."""
+    if "](" not in text and "]:" not in text:  # neither form can match (blanking code adds neither)
+        return []
     prose = _prose(text)
     found = [(m.start(), m.group(1)) for m in _INLINE.finditer(prose)]
     found += [(m.start(), m.group(1)) for m in _DEFINITION.finditer(prose)]
@@ -60,8 +70,12 @@ def local_targets(text: str) -> list[str]:
         if not dest or _SCHEME.match(dest) or dest.startswith("/"):
             continue
         dest = re.split(r"[#?]", dest, maxsplit=1)[0]
+        if "%" in dest:  # urllib.parse costs a fresh process a few ms; most links need none of it
+            from urllib.parse import unquote
+
+            dest = unquote(dest)
         if dest:
-            out.append(unquote(dest))
+            out.append(dest)
     return out
 
 

@@ -14,15 +14,19 @@ Whether the asset exists is a separate question, answered by whoever knows the s
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 
 from ..tree import DOC, LEARNING, RULE, SKILL, WIKI, WIKI_PREFIX
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # dataclasses would cost a recall that re-reads one file the import of inspect
+    from .._tuples import NamedTuple
 
 PREFIXES = ("rules/", "docs/", "learnings/", "skills/", WIKI_PREFIX)
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     kind: str
     tree_path: str
 

@@ -1,4 +1,5 @@
-"""A query is echoed on the no-hit line, so it must never be able to print a run id of its own.
+"""A query is echoed on the no-hit line, and a hit prints what team files say: neither must ever be
+able to print a run id of its own.
 
 Recall echoes the query in ``No matching learnings found for "<query>". run=<id>``. The echo is one
 line (control characters, quotes and backslashes escaped) and capped; the hook takes run ids only from
@@ -8,12 +9,18 @@ found nothing yields exactly its own run id.
 
 from __future__ import annotations
 
+import io
+import json
+import re
+import tempfile
 import uuid
+from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reference import render
+from reference.cli import Io, run
 from reference.hook import claims
 
 RUN = "5f0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
@@ -91,3 +98,49 @@ def test_only_the_exact_line_forms_carry_run_ids() -> None:
         f'No matching learnings found for "a" run={RUN}',
     ):
         assert claims.run_ids(bad + "\n") == [], bad
+
+
+# Text a team file or a file name may hold: line breaks of every kind, controls, format characters,
+# and the start line with another run id. (No surrogates or characters beyond the BMP: a YAML
+# escape cannot spell them as one character.)
+_FIELD = st.one_of(
+    st.lists(st.one_of(_PIECES.filter(lambda p: "\udcff" not in p),
+                       st.text(st.characters(max_codepoint=0xFFFF, blacklist_categories=("Cs",)), max_size=4)),
+             min_size=1, max_size=8).map("".join),
+)
+_NAME = _FIELD.map(lambda s: s.replace("/", "∕").replace("\x00", "").lstrip(".")[:60]).filter(bool)
+_PREFIXES = ("[", "Author: ", "Tags: ", "File: ", "Related: ", "Snippet: ", render.END, render.FOOTER)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(title=_FIELD, author=_FIELD, date=_FIELD, tags=st.lists(_FIELD, max_size=3), name=_NAME, page=_NAME)
+def test_no_team_file_or_file_name_prints_a_line_of_its_own(title: str, author: str, date: str, tags: list[str],
+                                                           name: str, page: str) -> None:
+    """Whatever a doc's frontmatter holds and whatever its file is called, each hit keeps its own
+    lines, and the only run id a hook can find in the output is the one this recall printed."""
+    with tempfile.TemporaryDirectory() as raw:
+        team = Path(raw) / "team"
+        meta = {"title": title, "author": author, "date": date, "tags": tags}
+        front = "".join(f"{key}: {json.dumps(value)}\n" for key, value in meta.items())
+        docs = team / "docs"
+        docs.mkdir(parents=True)
+        (docs / f"{name}.md").write_text(f"---\n{front}---\nredis timeout, and a link to [the page]({page}.md)\n",
+                                         encoding="utf-8")
+        (docs / f"{page}.md").write_text("---\nrelated:\n  REFERENCES: [docs/" + json.dumps(f"{name}.md")[1:]
+                                         + "\n---\nredis\n", encoding="utf-8")
+        wiki = team / "teamwiki" / "evidence" / "code" / "svc"
+        wiki.mkdir(parents=True)
+        (wiki / f"{page}.md").write_text(f"redis timeout {title} {author}\n", encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        env = {"TEAMAI_HOME": f"{raw}/home", "TEAMAI_TEAM": str(team)}
+        assert run(["recall", "redis timeout"], Io(env, io.BytesIO(), out, err)) == 0, err.getvalue()
+    text = out.getvalue()
+    lines = text.split("\n")
+    start = re.fullmatch(rf"{re.escape(render.START)} \((\d+) results?\) run=([0-9a-f-]{{36}})", lines[0])
+    assert start is not None, lines[0]
+    assert claims.run_ids(text) == [start.group(2)]
+    assert all(not line or line.startswith(_PREFIXES) for line in lines[1:]), text
+    assert len(text.splitlines()) == len(lines) - 1  # no other line break of any kind
+    hits = int(start.group(1))
+    assert sum(line.startswith("File: ") for line in lines) == hits
+    assert sum(line.startswith("Author: ") for line in lines) == hits

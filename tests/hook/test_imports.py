@@ -40,3 +40,50 @@ def test_post_tool_use_does_not_import_argparse(cli: Cli) -> None:
 
 def test_post_tool_use_does_not_import_dataclasses(cli: Cli) -> None:
     assert "dataclasses" not in imported(cli, "post-tool-use")
+
+
+def _stop_imports(cli: Cli, lines: list[dict]) -> set[str]:
+    """What a Stop run as agents run it (``hook-command``'s line) imports, after ``lines`` were
+    appended to a log that an earlier Stop left a checkpoint for."""
+    from reference import config, runlog
+
+    scope = config.load(cli.env).active
+    runlog.append(scope.log_path, scope.log_lock, lines, 2.0)
+    env = {k: v for k, v in cli.env.items() if not k.startswith("COVERAGE")}
+    fast = str(ROOT / "reference" / "hook" / "fast.py")
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-I", "-S", fast, "stop", "--tool", "claude"],
+                          input=json.dumps({"session_id": "ses-s"}).encode(), capture_output=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout == b""
+    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+def _turn(t: int, doc: str, read: str) -> list[dict]:
+    stamp = f"2026-11-30T10:00:{t:02d}.000Z"
+    run = f"0000000{t % 10}-0000-4000-8000-0000000000{t:02d}"
+    return [{"kind": "run", "ts": stamp, "run": run, "session": "ses-s", "via": "env", "unambiguous": True,
+             "agent": "claude", "actor": {}, "caller": None,
+             "docs": [{"key": "k", "type": "learning", "scope": "workspace", "path": doc, "score": 1.0,
+                       "eligible": True}]},
+            {"kind": "evidence", "ts": stamp, "session": "ses-s", "agent": "claude", "actor": {}, "path": read,
+             "exact": True, "via": "read", "simple": True, "status": "success"}]
+
+
+def test_a_stop_reads_through_its_checkpoint_with_no_heavy_module(cli: Cli, team) -> None:
+    doc, other = str(team / "learnings" / "a.md"), str(team / "learnings" / "b.md")
+    _stop_imports(cli, _turn(1, doc, other))  # the first Stop reads the whole log and leaves a checkpoint
+    names = _stop_imports(cli, _turn(2, doc, other))
+    assert "reference.reducer.checkpoint" in names and "reference.reducer.model" in names
+    for heavy in ("typing", "dataclasses", "datetime", "argparse", "yaml", "sqlite3", "reference.retention",
+                  "reference.index", "reference.ledger", "shlex"):
+        assert heavy not in names, heavy
+
+
+def test_a_stop_that_credits_imports_only_the_ledgers_besides(cli: Cli, team) -> None:
+    doc = str(team / "learnings" / "a.md")
+    _stop_imports(cli, _turn(1, doc, str(team / "learnings" / "b.md")))
+    names = _stop_imports(cli, _turn(2, doc, doc))
+    assert "reference.ledger" in names and "reference.upvoted" in names
+    for heavy in ("typing", "dataclasses", "argparse", "yaml", "sqlite3", "reference.retention", "reference.index"):
+        assert heavy not in names, heavy

@@ -6,6 +6,7 @@ import os
 import random
 
 from reference import reducer, storage, upvoted
+from reference.reducer import logread
 
 from .logs import claim, doc, evidence, link, run
 from .logs import ts as logs_ts
@@ -345,18 +346,18 @@ def test_the_stop_path_reads_real_hook_lines_without_decoding_them(lab):
     assert code == 0
     raw = lab.log_path.read_bytes().splitlines()
     assert len(raw) == 1 and b'"kind":"evidence"' in raw[0]
-    assert reducer._raw_ids(raw, reducer._EVIDENCE_ID) == [(logs_ts(5).encode(), b"ses-a", lab.path("d1").encode())]
+    assert logread.raw_ids(raw, logread.EVIDENCE_ID) == [(logs_ts(5).encode(), b"ses-a", lab.path("d1").encode())]
     lab.write([run(0, R1, "ses-a", [lab.doc("d1")])] + [_json.loads(x) for x in raw])
     lab.reduce()
     consumed = lab.log_path.read_bytes().splitlines()[-1:]
-    assert reducer._raw_ids(consumed, reducer._CONSUMED_ID) == [(logs_ts(5).encode(), b"ses-a",
+    assert logread.raw_ids(consumed, logread.CONSUMED_ID) == [(logs_ts(5).encode(), b"ses-a",
                                                                  lab.path("d1").encode())]
 
 
 def test_a_stop_settles_its_own_session_family_and_pull_the_rest(tmp_path):
     """A Stop that names its session credits only that session's (and its linked children's)
     reads; the other sessions' reads wait for their own Stop or for pull."""
-    from reference import config, ledger, reducer
+    from reference import config, ledger
     from reference.runlog import append
 
     team = tmp_path / "team"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 
 import pytest
@@ -37,6 +38,31 @@ def test_what_is_not_a_local_link(text: str) -> None:
 
 def test_text_after_a_closed_fence_is_read() -> None:
     assert links.local_targets("````\n```\n[a](x.md)\n````\n[b](y.md)\n") == ["y.md"]
+
+
+def _prose_line_by_line(text: str) -> str:
+    """The fence rule as written: each line in turn opens, stays inside, or closes a fence."""
+    kept, fence = [], None
+    for line in text.split("\n"):
+        match = re.match(r" {0,3}(`{3,}|~{3,})", line)
+        if fence is None and match:
+            fence = match.group(1)
+        elif fence is None:
+            kept.append(line)
+            continue
+        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                and not line.strip().lstrip(fence[0]):
+            fence = None
+        kept.append("")
+    return links._CODE_SPAN.sub(" ", "\n".join(kept))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["```", "~~~", "````", "  ```", "    ```", "``` x", "~~~~", "[a](b.md)", "`c`",
+                                 "text", " ", "\n", "\n", "```  ", "~~~ ~", "\t```"]), max_size=14))
+def test_fences_found_in_one_scan_blank_what_the_line_rule_blanks(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert links._prose(text) == _prose_line_by_line(text)
 
 
 def test_percent_encoding_and_query_are_handled() -> None:

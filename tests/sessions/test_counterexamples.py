@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, Phase
 
 from conformance import cli, corpus, counterexample, lint
-from reference import reducer, relations_view
+from reference import relations_view
+from reference.reducer import settle
 
 from . import harness, test_relations_unchanged, test_session_invariants
 
@@ -63,7 +64,7 @@ def test_a_session_counterexample_reproduces_through_the_harness(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """With no run ever marked as the recall subagent's, its own reads earn upvotes."""
     monkeypatch.setenv(counterexample.ENV, str(tmp_path))
-    monkeypatch.setattr(reducer, "RECALL_SUBAGENT", "no-such-subagent")
+    monkeypatch.setattr(settle, "RECALL_SUBAGENT", "no-such-subagent")
     prop = test_session_invariants._property("claude", harness.Reach(), **FORCED)
     with pytest.raises(AssertionError) as failed:
         prop()

@@ -9,6 +9,16 @@ directive says otherwise:
 - ``few``: declares only the recall command, no agents, no log and no hold;
 - ``bad-protocol``: answers the handshake with protocol 99;
 - ``ok``: behaves.
+
+Broken implementations, each wrong in one decision, for the explanations of a failure:
+
+- ``drop-claims``: its hooks never claim a run (no run id is read from a shell call's output);
+- ``ignore-subagent-reads``: a Read by a subagent (a payload with ``agent_id``) records nothing;
+- ``window-23h`` (any number of hours): its reducer joins reads to runs within 23 hours, not 24;
+- ``no-env``: recall ignores the step's environment, so a run names no session;
+- ``no-log``: declares no recall log (its votes are all the harness can compare).
+
+Several directives join with commas (``no-log,window-23h``).
 """
 
 from __future__ import annotations
@@ -23,7 +33,21 @@ from conformance.reference_driver import ReferenceBackend, in_process
 from conformance.server import serve
 
 
+def _break(directives: set[str]) -> None:
+    """Make the in-process reference wrong in the decisions ``directives`` name."""
+    if "drop-claims" in directives:
+        from reference.hook import claims
+
+        claims.run_ids = lambda output: []
+    for hours in [d[len("window-"):-1] for d in directives if d.startswith("window-") and d.endswith("h")]:
+        from reference import reducer
+
+        reducer.DAY = float(hours) * 3600.0
+
+
 def main(directive: str) -> int:
+    directives = set(directive.split(","))
+    _break(directives)
     backend = ReferenceBackend(in_process)
 
     def handle(message: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +59,15 @@ def main(directive: str) -> int:
                 answer["capabilities"] = {"commands": ["recall"], "agents": [], "log": False, "hold": []}
             if directive == "bad-protocol":
                 answer["protocol"] = 99
+            if "no-log" in directives:
+                answer["capabilities"]["log"] = False
             return answer
+        payload = message.get("payload") if isinstance(message.get("payload"), dict) else {}
+        if cmd == "hook" and "ignore-subagent-reads" in directives and payload.get("agent_id") \
+                and payload.get("tool_name") == "Read":
+            return {"seq": message.get("seq"), "ok": True, "exit": 0, "stdout": "", "stderr": ""}
+        if cmd == "recall" and "no-env" in directives:
+            message = {**message, "env": {}}
         if boom and directive == "crash":
             os._exit(3)
         if boom and directive == "hang":

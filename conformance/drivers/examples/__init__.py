@@ -1,0 +1,1 @@
+"""Example drivers: how little an implementation needs to plug into the harness."""

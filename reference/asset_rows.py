@@ -1,0 +1,125 @@
+"""What one asset file adds to the index: read, parse, cut into words, find its relations.
+
+This is all the per-file work of indexing, and none of it touches the database, so ``index.py``
+writes the results in batches and a large build spreads the files over worker processes: the
+work is Python and holds the interpreter's lock, so threads would not help, and it is the bulk
+of a cold build. The results come back in the order the files were given and every warning is
+said by the calling process in that order, so a build says and stores exactly what it would
+say and store file by file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+from . import fields, frontmatter, tree, words
+
+TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_INDEXED_BYTES = 1 << 20  # a larger asset is indexed up to here, with a warning
+# Below this many files a build stays in one process: starting workers costs tens of ms.
+PARALLEL_FROM = 1000
+MAX_WORKERS = 4
+
+Warn = Callable[[str], None]
+
+
+class Prepared:
+    """The rows one asset adds. (A plain class: a named tuple costs every recall's import more
+    than this costs a build.)"""
+
+    __slots__ = ("asset", "columns", "heads", "body", "targets")
+
+    def __init__(self, asset: tree.AssetFile, columns: tuple[Any, ...] | None, heads: tuple[str, str, str, str],
+                 body: str, targets: tuple[str, ...]) -> None:
+        self.asset = asset
+        self.columns = columns  # title, author, date, tags, relations, snippet; None: not readable
+        self.heads = heads  # title, tags, about, name, cut into words
+        self.body = body  # cut into words
+        self.targets = targets  # tree paths its relations name, for the edges table
+
+
+def _read(asset: tree.AssetFile, warn: Warn) -> frontmatter.Parsed | None:
+    try:
+        with open(asset.path, "rb") as fh:
+            data = fh.read(MAX_INDEXED_BYTES + 1)
+    except OSError as exc:
+        warn(f"{asset.path}: cannot be read ({exc.strerror}); skipped. Check its permissions.")
+        return None
+    truncated = len(data) > MAX_INDEXED_BYTES
+    if truncated:  # cut at the last line break, so no character is split
+        data = data[:MAX_INDEXED_BYTES].rsplit(b"\n", 1)[0]
+    try:
+        text = frontmatter.decode(data)
+    except UnicodeDecodeError:
+        warn(f"{asset.path}: not UTF-8 text; skipped. Save it as UTF-8 or remove it.")
+        return None
+    if truncated:
+        warn(f"{asset.path}: larger than {MAX_INDEXED_BYTES >> 20} MiB; only the start is indexed. "
+             "Split it into smaller assets.")
+    return frontmatter.split(text)
+
+
+def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
+    """The rows of one asset; a file that cannot be read is stored as not searchable."""
+    parsed = _read(asset, warn)
+    if parsed is None:
+        return Prepared(asset, None, ("", "", "", ""), "", ())
+    from .relations import extract  # only indexing needs it
+
+    if parsed.problem:
+        warn(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
+    meta = parsed.meta
+    title = fields.title(asset, meta, parsed.body)
+    tags = frontmatter.tags_field(meta)
+    relations = extract.outgoing(asset.kind, asset.tree_path, meta if not parsed.problem else {}, parsed.body)
+    columns = (title, frontmatter.text_field(meta, "author"), frontmatter.text_field(meta, "date"),
+               json.dumps(tags, ensure_ascii=False), json.dumps(relations, ensure_ascii=False, sort_keys=True),
+               fields.snippet(parsed.body) if asset.kind == tree.WIKI else None)
+    cut = words.for_index
+    heads = (cut(title), cut(" ".join(tags)), cut(fields.about(asset, meta, parsed.body)), cut(fields.name(asset)))
+    targets = {t for _, t in relations.get("declared", ())} | set(relations.get("links", ()))
+    return Prepared(asset, columns, heads, cut(parsed.body), tuple(sorted(targets)))
+
+
+def prepared(assets: Sequence[tree.AssetFile], warn: Warn) -> Iterator[Prepared]:
+    """Every asset prepared, in order: in this process, or across worker processes when there are
+    many files and more than one core."""
+    workers = _workers(len(assets))
+    if workers < 2:
+        return (prepare(asset, warn) for asset in assets)
+    return _fan_out(assets, warn, workers)
+
+
+def _workers(count: int) -> int:
+    if count < PARALLEL_FROM or sys.platform not in ("linux", "freebsd"):
+        return 1  # elsewhere a worker would start a fresh interpreter and import all of this again
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return min(cores, MAX_WORKERS)
+
+
+def _quietly(asset: tree.AssetFile) -> tuple[tuple[Any, ...], list[str]]:
+    """In a worker: the rows and the warnings, to be said by the calling process."""
+    said: list[str] = []
+    item = prepare(asset, said.append)
+    return (item.columns, item.heads, item.body, item.targets), said
+
+
+def _fan_out(assets: Sequence[tree.AssetFile], warn: Warn, workers: int) -> Iterator[Prepared]:
+    import multiprocessing
+
+    from .relations import extract  # noqa: F401 - imported before the workers start, not in each
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for asset, (rows, said) in zip(assets, pool.imap(_quietly, assets, chunksize=max(16, len(assets) // (workers * 8))), strict=True):
+            for message in said:
+                warn(message)
+            yield Prepared(asset, *rows)

@@ -1,0 +1,109 @@
+"""Turn the recall log into upvotes, exactly once.
+
+The reducer runs at Stop and SubagentStop (for the session the payload names, and every session
+linked under its root) and at ``pull`` (every session: those whose Stop never came or found the
+ledger busy). Its outcome depends only on the set of lines in the log and on the reads' own
+times, never on the order of the lines or on when it runs; running it again changes nothing.
+
+One rule, one module:
+
+- ``logread``: reading the log cheaply (lines split by kind, decoded on demand; exact instants);
+- ``sessions``: links to root sessions;
+- ``settle``: which session ran a run, and whether the recall subagent did;
+- ``join``: which recalled docs a read adopts (same root, 24 h window, path, status, maker);
+- ``credit``: once per doc per root session in any 24 h of read time (credit or covered);
+- ``commit``: the write order (per-session ledger, votes ledger, consumed lines, checkpoint);
+- ``checkpoint``: reading through the checkpoint, so that a Stop reads only the lines appended
+  since, and noticing when it cannot;
+- ``keep``: which lines the checkpoint keeps, and what it notes about the ones it drops;
+- ``model``: the rules put together over a set of lines, decoding only what pending reads need.
+"""
+
+from __future__ import annotations
+
+from ..clock import now_micros, stamp_micros
+from . import checkpoint, commit, keep
+from .commit import ReduceResult
+from .credit import decide
+from .logread import DAY, KINDS, Lines
+from .model import Model, build, load
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..config import Config
+    from .credit import Decision
+
+__all__ = ["DAY", "KINDS", "Lines", "Model", "ReduceResult", "build", "load", "plan", "reduce"]
+
+
+class Plan:
+    """What a reduce reads and decides, before it writes anything."""
+
+    __slots__ = ("view", "lines", "model", "decisions", "pending", "compact", "used", "matched")
+
+    def __init__(self, view: checkpoint.View, lines: Lines, model: Model, decisions: list[Decision],
+                 pending: int, compact: bool, used: bool, matched: bool) -> None:
+        self.view, self.lines, self.model, self.decisions = view, lines, model, decisions
+        self.pending = pending  # reads of the reduced sessions that stay pending unless decided
+        self.compact = compact  # the model covers every session, so the checkpoint can be worked out
+        self.used = used  # the checkpoint was used (else the whole log was read)
+        self.matched = matched  # the checkpoint matched the log (used, unless a new line reached back)
+
+
+def plan(cfg: Config, session: str | None, now: int) -> Plan:
+    """Read the log (through the checkpoint when it matches) and decide, for ``session``'s family
+    or, with None, for every session."""
+    scope = cfg.active
+    view = checkpoint.open_view(scope)
+    matched = view.header is not None
+    lines = checkpoint.follow(view) if matched else None
+    used = lines is not None
+    if lines is None:
+        if matched:  # a new line reaches back past the checkpoint
+            view = checkpoint.open_view(scope, whole=True)
+        lines = Lines(view.data)
+    makers = view.makers if used else None
+    compact = session is not None and (not used or checkpoint.due(view, now))
+    if session is not None and not compact:
+        model = build(lines, only_pending=True, stopping=session, makers=makers)
+        return Plan(view, lines, model, decide(model), len(model.reads) + len(model.idle), False, True, True)
+    model = build(lines, only_pending=True, makers=makers)  # every session's reads
+    family = model.roots.family({model.roots.root(session)}) if session is not None else None
+    decisions = decide(model, family)
+    pending = sum(1 for read in model.reads if family is None or read.session in family)
+    return Plan(view, lines, model, decisions, pending + len(model.idle), compact, used, matched)
+
+
+def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None) -> ReduceResult:
+    """Credit every pending read that adopts a recalled doc (of ``session``'s family only, when a
+    Stop names its session); safe to run any number of times."""
+    now = now_micros(cfg.env)
+    made = plan(cfg, session, now)
+    base = made.view if made.used else None
+    result = ReduceResult(made.model.skipped + (base.header["bad"] if base is not None and base.header else 0))
+    result.pending = made.pending
+    result.checkpoint = "" if session is None else "used" if made.used else "full"
+    if made.decisions:
+        commit.write(cfg, warn, made.decisions, stamp_micros(now), now, result)
+    if session is not None:
+        _keep_checkpoint(cfg, warn, made, now, base)
+    return result
+
+
+def _keep_checkpoint(cfg: Config, warn: Callable[[str], None], made: Plan, now: int,
+                     base: checkpoint.View | None) -> None:
+    """Write the checkpoint for the log as this reduce read it (``pull`` writes its own, after
+    pruning). A checkpoint that cannot be written only makes the next Stop read the whole log."""
+    view = made.view
+    if made.used and not made.compact and not view.delta:
+        return  # nothing new was read
+    try:
+        if made.compact:
+            fields, body = keep.compact(made.lines, made.model, now, base)
+        else:
+            fields, body = keep.grown(view)
+        checkpoint.save(cfg.active, view, fields, body)
+    except OSError as exc:
+        warn(f"could not write the reducer's checkpoint ({exc}); the next Stop reads the whole log")

@@ -1,0 +1,78 @@
+"""Writing what was decided, in an order that never counts a read twice.
+
+1. Under the votes ledger's lock: the per-session ledger (``upvoted.py``), then the votes ledger
+   (``ledger.editing``: ``upvoted_count`` and ``last_upvoted_at`` of each new credit). A credit
+   the per-session ledger already holds (its consumed line was lost) is not counted again.
+2. One append of a ``consumed`` line for every decided read, credited or covered.
+3. The checkpoint (``checkpoint.py``), last: it describes the log up to where it was read, so a
+   checkpoint that is not written, or written before the consumed lines land, is only slower.
+
+A busy votes ledger writes nothing and leaves every read pending, so the next trigger retries. A
+failed append after the ledgers were written is caught by the per-session ledger on the retry. A
+failure between the two ledgers loses that reduce's new votes rather than ever doubling one.
+"""
+
+from __future__ import annotations
+
+from .. import upvoted
+from ..storage import Busy, lock_wait
+from .credit import consumed_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..config import Config
+    from .credit import Decision
+
+
+class ReduceResult:
+    """What one reduce did."""
+
+    __slots__ = ("credited", "consumed", "pending", "skipped", "busy", "checkpoint")
+
+    def __init__(self, skipped: int = 0) -> None:
+        self.credited: list[tuple[str, str]] = []  # (root session, key) newly counted
+        self.consumed = 0  # consumed lines appended
+        self.pending = 0  # reads it looked at that are still pending after it
+        self.skipped = skipped  # malformed lines met while reading
+        self.busy = False
+        self.checkpoint = ""  # how the Stop read the log: "used", "full" (none or not matching), "" (pull)
+
+
+def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], ts: str, now: int,
+          result: ReduceResult) -> None:
+    """Count the new credits and mark every decided read consumed."""
+    scope = cfg.active
+    wait = lock_wait(cfg.env)
+    credits = [d for d in decisions if d.credit]
+    try:
+        if credits:
+            from .. import ledger
+
+            with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
+                sessions = upvoted.load(scope.upvoted_path, ts, warn)
+                for d in credits:
+                    read, key = d.match.read, d.match.key
+                    if not upvoted.blocks(sessions, read.root, key, read.ts):
+                        upvoted.remember(sessions, read.root, key, read.ident[0], ts)
+                        entry = votes.setdefault(key, ledger.empty_entry())
+                        entry["upvoted_count"] += 1
+                        entry["last_upvoted_at"] = ts
+                        result.credited.append((read.root, key))
+                upvoted.save(scope.upvoted_path, sessions, now)
+    except Busy as exc:
+        warn(f"{exc.what} stayed locked for {wait:g}s; the reads stay pending and the next Stop or pull "
+             "credits them")
+        result.busy = True
+        return
+    lines = [consumed_line(d, ts) for d in decisions]
+    from .. import runlog
+
+    try:
+        runlog.append(scope.log_path, scope.log_lock, lines, wait)
+    except (Busy, OSError) as exc:
+        warn(f"could not mark reads as consumed ({exc}); the per-session ledger keeps them from counting twice")
+        return
+    result.consumed = len(lines)
+    result.pending -= len({d.match.read.ident for d in decisions})

@@ -1,0 +1,259 @@
+"""Reading the recall log cheaply.
+
+A Stop pays for a fresh interpreter, so the log is split into kinds by each line's first bytes and
+a line is decoded only when its kind is asked for, many lines in one ``json.loads``. Identities
+and a few fields are read straight from the bytes where the line is in the spelling the reference
+writes (``runlog.encode``); a line in any other spelling is decoded and judged like the rest, so
+the byte readers only ever save time, never change an answer.
+
+Instants are exact integers (microseconds, ``clock.micros``): a read exactly 24 h after a run or
+after a credited read must compare equal, which floats do not promise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..clock import ClockError, micros
+
+TYPE_CHECKING = False  # typing is not imported at run time: a Stop pays for every import
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Record = dict[str, Any]
+    EvidenceId = tuple[str, str, str]  # (ts, session, path) as written
+
+DAY = 24 * 3600 * 1_000_000  # microseconds
+KINDS = ("run", "claim", "evidence", "link", "consumed")
+_PREFIX = {f'{{"kind":"{k}",'.encode(): k for k in KINDS}
+
+
+def complete(data: bytes) -> bytes:
+    """The whole lines of ``data``: bytes after the last newline are a line still being written."""
+    return data[:data.rfind(b"\n") + 1]
+
+
+class Lines:
+    """Log lines split by kind; a kind is decoded when it is first asked for, then kept."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        self.raw: dict[str, list[bytes]] = {k: [] for k in KINDS}
+        self.done: dict[str, list[Record]] = {k: [] for k in KINDS}
+        self._undecodable = 0  # lines that were not a record of a known kind at all
+        self._bad: set[int] = set()  # malformed raw lines met when decoding (by identity)
+        self._decoded: dict[str, list[Record]] = {}
+        for line in data.split(b"\n"):
+            self.add(line)
+
+    def add(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        cut = line.find(b'",')
+        kind = _PREFIX.get(line[:cut + 2]) if cut > 0 else None
+        if kind is not None:
+            self.raw[kind].append(line)
+            self._decoded.pop(kind, None)
+            return
+        rec = self._decode(line)
+        if rec is not None:
+            self.done[rec["kind"]].append(rec)
+            self._decoded.pop(rec["kind"], None)
+
+    @property
+    def bad(self) -> int:
+        """Malformed lines met so far."""
+        return self._undecodable + len(self._bad)
+
+    def _decode(self, line: bytes) -> Record | None:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            rec = None
+        if well_formed(rec):
+            return rec  # type: ignore[no-any-return]
+        self._undecodable += 1
+        return None
+
+    def get(self, kind: str, keep: Callable[[bytes], bool] | None = None) -> list[Record]:
+        """Every record of ``kind``; ``keep`` may pass over raw lines cheaply before decoding (a
+        filtered answer is not kept)."""
+        if keep is None and kind in self._decoded:
+            return self._decoded[kind]
+        raw = self.raw[kind] if keep is None else [line for line in self.raw[kind] if keep(line)]
+        out = list(self.done[kind]) + self.decode(kind, raw)
+        if keep is None:
+            self._decoded[kind] = out
+        return out
+
+    def decode(self, kind: str, raw: list[bytes]) -> list[Record]:
+        """The records of some of this object's raw lines of ``kind`` (malformed ones are counted)."""
+        out: list[Record] = []
+        try:  # one decode for the whole batch is much cheaper than one per line
+            batch = json.loads(b"[" + b",".join(raw) + b"]")
+        except ValueError:
+            batch = None
+        if batch is None or len(batch) != len(raw):
+            batch = []
+            for line in raw:
+                try:
+                    batch.append(json.loads(line))
+                except ValueError:
+                    batch.append(None)
+        for line, rec in zip(raw, batch, strict=True):
+            if well_formed(rec) and rec["kind"] == kind:
+                out.append(rec)
+            else:
+                self._bad.add(id(line))
+        return out
+
+
+_TS_AT = {kind: len(f'{{"kind":"{kind}","ts":"') for kind in KINDS}
+
+
+def stamp_of(line: bytes, kind: str) -> str | None:
+    """The ``ts`` of a raw line of ``kind`` in the log's own spelling, as written (instants in
+    that spelling sort as text); None when the line is spelt otherwise."""
+    at = _TS_AT[kind]
+    if line[at + 23:at + 25] == b'Z"' and line[at - 6:at] == b'"ts":"':
+        return line[at:at + 24].decode("ascii", "replace")
+    return None
+
+
+def well_formed(rec: Any) -> bool:
+    return isinstance(rec, dict) and rec.get("kind") in KINDS and isinstance(rec.get("ts"), str)
+
+
+_EPOCHS: dict[str, int] = {}
+
+
+def instant(text: Any) -> int | None:
+    """Microseconds since the epoch for a ts as written, or None when it is not an instant."""
+    if not isinstance(text, str):
+        return None
+    value = _EPOCHS.get(text)
+    if value is None:
+        try:
+            value = micros(text)
+        except (ClockError, ValueError, OverflowError):
+            return None
+        _EPOCHS[text] = value
+    return value
+
+
+def text(value: Any) -> str | None:
+    """A non-empty string field, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def agent_id(actor: Any) -> str | None:
+    return text(actor.get("agent_id")) if isinstance(actor, dict) else None
+
+
+def agent_type(actor: Any) -> str | None:
+    return text(actor.get("agent_type")) if isinstance(actor, dict) else None
+
+
+def identity(rec: Record) -> EvidenceId | None:
+    """How a read is known: its ts, session and path as written."""
+    ts, session, path = rec.get("ts"), rec.get("session"), rec.get("path")
+    if isinstance(ts, str) and isinstance(session, str) and isinstance(path, str):
+        return (ts, session, path)
+    return None
+
+
+def consumed_identity(rec: Record) -> EvidenceId | None:
+    """The read a consumed line settles."""
+    ev = rec.get("evidence")
+    return identity(ev) if isinstance(ev, dict) else None
+
+
+EVIDENCE_ID = re.compile(rb'\{"kind":"evidence","ts":"([^"\\\n]*)","session":"([^"\\\n]*)",'
+                         rb'"agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"')
+CONSUMED_ID = re.compile(rb'"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)","path":"([^"\\\n]*)"\}')
+
+
+def raw_ids(raw: list[bytes], pattern: re.Pattern[bytes]) -> list[tuple[bytes, ...] | None]:
+    """The (ts, session, path) of each raw line as bytes, in one pass over them all; None where the
+    line is not in the plain spelling (it is decoded and compared properly later)."""
+    found = pattern.findall(b"\n".join(raw))
+    if len(found) == len(raw):
+        return found
+    return [(m.groups() if (m := pattern.search(line)) else None) for line in raw]
+
+
+def session_of(line: bytes) -> str | bytes | None:
+    """The ``session`` value of a raw run line without decoding it: a str, None for null, or the
+    raw line itself when the cheap read is not sure (then the caller decodes it)."""
+    at = line.find(b'"session":')
+    if at < 0:
+        return line
+    rest = line[at + 10:at + 14]
+    if rest == b"null":
+        return None
+    if not rest.startswith(b'"'):
+        return line
+    end = line.find(b'"', at + 11)
+    value = line[at + 11:end]
+    if end < 0 or b"\\" in value:
+        return line
+    return value.decode("utf-8", "replace")
+
+
+def run_of(line: bytes) -> str | None:
+    """The first ``"run"`` value of a raw line (run, claim and consumed lines name one)."""
+    at = line.find(b'"run":"')
+    if at < 0:
+        return None
+    end = line.find(b'"', at + 7)
+    return line[at + 7:end].decode("utf-8", "replace") if end > 0 else None
+
+
+def path_values(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
+    """Every ``"path"`` value in some raw run lines, in both spellings (``bytes.find`` is far
+    quicker than a regular expression over a megabyte of lines)."""
+    out: list[str] = []
+    needle = b'"path":"'
+    at = blob.find(needle)
+    while at >= 0:
+        start = at + 8
+        end = blob.find(b'"', start)
+        raw = blob[start:end]
+        if end < 0 or b"\\" in raw:  # an escaped path somewhere: let the JSON decoder spell them
+            return _decoded_paths(blob, comparable)
+        path = raw.decode("utf-8", "replace")
+        out.append(path)
+        out.append(comparable(path))
+        at = blob.find(needle, end)
+    return out
+
+
+def _decoded_paths(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
+    paths: list[str] = []
+    for line in blob.split(b"\n"):
+        try:
+            docs = json.loads(line).get("docs")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(docs, list):
+            paths.extend(d["path"] for d in docs if isinstance(d, dict) and text(d.get("path")))
+    return [p for path in paths for p in (path, comparable(path))]
+
+
+def maybe_recall_subagent(line: bytes, field: bytes, absent: bool) -> bool:
+    """Whether the value of ``field`` (``"caller":`` of a run, ``"agent_type":`` of a claim) in a
+    raw line may be ``teamai-recall``; ``absent`` is the answer when the field is not there in
+    plain spelling. Unsure lines say yes (the caller decodes them)."""
+    if b"\\u" in line:
+        return True  # an escaped key or value: let the decoder say
+    at = line.find(field)
+    if at < 0:
+        return absent
+    value = line[at + len(field):at + len(field) + 15]
+    return value == b'"teamai-recall"' or not (value.startswith(b"null") or value.startswith(b'"'))
+
+
+def encode(rec: Record) -> bytes:
+    """A record in the log's own spelling (``runlog.encode``), without the newline."""
+    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

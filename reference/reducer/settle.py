@@ -1,0 +1,106 @@
+"""Settling a run: which session ran it, and whether the recall subagent did.
+
+- A run belongs to the session of its first claim: the claim with the earliest ``ts`` naming the
+  run (ties: session, then agent id, so the choice never depends on line order). A claim for a
+  run id the log does not hold settles nothing. A run with no claim belongs to the session its
+  environment named, but only when ``via`` is ``env`` and ``unambiguous`` is true. Every other
+  run is unsettled and never votes. Later claims stay in the log and change nothing.
+- A run is the recall subagent's when its caller is ``teamai-recall`` or its first claim's actor
+  has ``agent_type`` ``teamai-recall``. Its maker is the settled session plus the claim's
+  ``agent_id``; with no agent id (an env-settled run, or an agent such as Cursor or Copilot whose
+  hooks name no subagent) the maker is the session's anonymous actor, so every read without an
+  agent id in that session is treated as the subagent's. That errs towards no vote: Frank's
+  recall subagent on Cursor must not upvote what it found itself. The maker's reads from the
+  run's ``ts`` on are kept out (``join.matches``); its reads before it ran the recall are its
+  own business and count like anyone's, so a marked run never takes back a credit already
+  given, and the votes do not depend on when the reducer ran.
+"""
+
+from __future__ import annotations
+
+from .logread import agent_id, agent_type, instant, text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .logread import Record
+    from .sessions import Roots
+
+    Maker = tuple[str, str | None]
+    ClaimOrder = tuple[int, str, str]
+
+RECALL_SUBAGENT = "teamai-recall"
+
+
+class Run:
+    """A settled run. (Plain classes rather than dataclasses: a Stop pays for every import.)"""
+
+    __slots__ = ("run", "ts", "session", "root", "agent", "maker", "docs", "printed", "eligible")
+
+    def __init__(self, run: str, ts: int, session: str, root: str, agent: str | None,
+                 maker: Maker | None, docs: list[Record]) -> None:
+        self.run, self.ts, self.session, self.root, self.agent = run, ts, session, root, agent
+        self.maker = maker  # (session, agent id) when the recall subagent made it
+        self.docs = docs
+        self.printed: set[str] = set()  # every path it printed
+        self.eligible: dict[str, list[str]] = {}  # printed path (both spellings) -> eligible keys
+
+
+def claim_order(rec: Record) -> ClaimOrder | None:
+    """How claims of one run are ordered (earliest first); None for a claim that settles nothing."""
+    session, when = text(rec.get("session")), instant(rec.get("ts"))
+    if text(rec.get("run")) is None or session is None or when is None:
+        return None
+    return (when, session, agent_id(rec.get("actor")) or "")
+
+
+def first_claims(claims: list[Record]) -> dict[str, tuple[ClaimOrder, Record]]:
+    """Each run id's first claim."""
+    first: dict[str, tuple[ClaimOrder, Record]] = {}
+    for rec in claims:
+        order = claim_order(rec)
+        if order is None:
+            continue
+        run_id = rec["run"]
+        if run_id not in first or order < first[run_id][0]:
+            first[run_id] = (order, rec)
+    return first
+
+
+def settled_by(rec: Record, claim: Record | None) -> tuple[str, Maker | None] | None:
+    """(the session a run line belongs to, its maker or None), or None when it is unsettled."""
+    actor = None
+    if claim is not None:
+        session: str = claim["session"]
+        actor = claim.get("actor")
+    elif rec.get("via") == "env" and rec.get("unambiguous") is True and text(rec.get("session")):
+        session = rec["session"]
+    else:
+        return None
+    marked = rec.get("caller") == RECALL_SUBAGENT or agent_type(actor) == RECALL_SUBAGENT
+    return session, ((session, agent_id(actor)) if marked else None)
+
+
+def settle(rec: Record, claim: Record | None, roots: Roots, comparable: Callable[[str], str]) -> Run | None:
+    """The settled run a run line describes, or None when it is unsettled or malformed."""
+    run_id, when = text(rec.get("run")), instant(rec.get("ts"))
+    if run_id is None or when is None:
+        return None
+    settled = settled_by(rec, claim)
+    if settled is None:
+        return None
+    session, maker = settled
+    agent = (text(claim.get("agent")) if claim is not None else None) or text(rec.get("agent"))
+    raw_docs = rec.get("docs")
+    docs = [d for d in raw_docs if isinstance(d, dict)] if isinstance(raw_docs, list) else []
+    run = Run(run_id, when, session, roots.root(session), agent, maker, docs)
+    for doc in docs:
+        key, path = text(doc.get("key")), text(doc.get("path"))
+        if path is None:
+            continue
+        run.printed.add(path)
+        if key is not None and doc.get("eligible") is True:
+            for form in {path, comparable(path)}:
+                run.eligible.setdefault(form, []).append(key)
+    return run

@@ -1,0 +1,38 @@
+"""The example driver in Python (``conformance/drivers/examples/minimal_driver.py``), written
+with ``driverkit`` alone, runs a slice of the corpus as a real child process: every case it can
+run passes as it does against the reference, and every other case is not-applicable for what
+the driver did not declare."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+from conformance import cli, outcomes
+
+ROOT = Path(__file__).resolve().parents[2]
+DRIVER = ROOT / "conformance" / "drivers" / "examples" / "minimal_driver.py"
+SLICE = ["--only", "reducer", "--only", "stats"]
+UNDECLARED = {"command review", "command contribute", "hold votes-ledger", "repeat"}
+
+
+def _run(impl: str, report: Path) -> dict[str, dict]:
+    code = cli.main(["run", "--impl", impl, *SLICE, "--report", str(report)], io.StringIO(), io.StringIO())
+    assert code == cli.EXIT_OK
+    lines = [json.loads(x) for x in report.read_text(encoding="utf-8").splitlines()]
+    return {x["id"]: x for x in lines if x["kind"] == "case"}
+
+
+def test_the_minimal_driver_passes_its_slice_as_the_reference_does(tmp_path):
+    mine = _run(f"{sys.executable} {DRIVER}", tmp_path / "minimal.jsonl")
+    reference = _run("reference", tmp_path / "reference.jsonl")
+    assert mine.keys() == reference.keys() and len(mine) >= 15
+    ran = [case for case, line in mine.items() if line["outcome"] != outcomes.NOT_APPLICABLE]
+    assert len(ran) >= len(mine) - 2
+    assert {case: mine[case]["outcome"] for case in ran} == {case: reference[case]["outcome"] for case in ran}
+    for case, line in mine.items():
+        if line["outcome"] == outcomes.NOT_APPLICABLE:
+            assert line["lacking"] and set(line["lacking"]) <= UNDECLARED, (case, line["lacking"])
+    assert all(mine[case]["observed"] == reference[case]["observed"] for case in ran)

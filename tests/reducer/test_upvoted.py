@@ -1,0 +1,99 @@
+"""The per-session ledger: it blocks on the reads' own times, like the log's cover, and keeps each
+entry a day from when it was written, so a lost consumed line never leads to a second vote."""
+
+from __future__ import annotations
+
+import json
+from unittest import mock
+
+import pytest
+
+from reference import clock, ledger, upvoted
+
+from .logs import evidence, run, ts
+
+R1 = "11111111-1111-4111-8111-111111111111"
+R2 = "22222222-2222-4222-8222-222222222222"
+HOUR, DAY = 3600, 24 * 3600
+
+
+def _sessions(lab):
+    return upvoted.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append)
+
+
+def test_an_entry_remembers_the_crediting_read_and_when_it_was_credited(lab):
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))])
+    lab.reduce(at=10 * HOUR)
+    raw = json.loads(open(lab.cfg().active.upvoted_path).read())
+    assert raw["version"] == 2
+    assert raw["sessions"] == {"ses-a": {"d1": {"read": ts(60), "credited": ts(10 * HOUR)}}}
+
+
+def test_it_blocks_on_read_times_not_on_when_the_reducer_ran():
+    sessions = {"ses-a": {"d1": {"read": ts(0), "credited": ts(20 * HOUR)}}}
+    at = lambda seconds: clock.micros(ts(seconds))  # noqa: E731
+    assert upvoted.blocks(sessions, "ses-a", "d1", at(DAY - 1))
+    assert not upvoted.blocks(sessions, "ses-a", "d1", at(DAY))  # exactly a day after the read
+    assert not upvoted.blocks(sessions, "ses-a", "d1", at(30 * HOUR))  # though credited only 10 h before
+    assert upvoted.blocks(sessions, "ses-a", "d1", at(-DAY + 1))
+    assert not upvoted.blocks(sessions, "ses-b", "d1", at(0)) and not upvoted.blocks(sessions, "ses-a", "d2", at(0))
+
+
+def test_a_version_1_file_is_read_with_its_instant_as_both(lab):
+    path = lab.cfg().active.upvoted_path
+    lab.log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump({"version": 1, "sessions": {"ses-a": {"d1": ts(100)}}}, fh)
+    assert _sessions(lab) == {"ses-a": {"d1": {"read": ts(100), "credited": ts(100)}}}
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(200, "ses-a", lab.path("d1"))])
+    lab.reduce(at=300)  # the old entry counts as this read's credit: no second vote
+    assert lab.votes() == {}
+    assert [c["credited"] for c in lab.consumed()] == [True]
+
+
+@pytest.mark.parametrize("spoilt", [{"sessions": {"ses-a": {"d1": 5}}},
+                                    {"sessions": {"ses-a": {"d1": {"read": ts(1)}}}},
+                                    {"sessions": {"ses-a": ["d1"]}}])
+def test_a_spoilt_entry_moves_the_file_aside(lab, spoilt):
+    path = lab.cfg().active.upvoted_path
+    lab.log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump(spoilt, fh)
+    assert _sessions(lab) == {}
+    assert any("per-session upvote ledger" in w and "is corrupt" in w for w in lab.warnings)
+
+
+def test_a_lost_consumed_line_is_caught_a_day_after_the_pull_that_credited_an_old_read(lab):
+    # A pull credits a read three days old; the consumed line is lost; the next pull comes 20 h later.
+    lines = [run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))]
+    lab.write(lines)
+    from reference import runlog
+
+    with mock.patch.object(runlog, "append_bytes", side_effect=OSError("disk full")):
+        first = lab.reduce(at=3 * DAY)
+    assert first.credited == [("ses-a", "d1")] and first.consumed == 0
+    again = lab.reduce(at=3 * DAY + 20 * HOUR)
+    assert again.credited == [] and again.consumed == 1
+    assert lab.votes() == {"d1": 1}
+    assert "d1" in _sessions(lab)["ses-a"]
+
+
+def test_entries_expire_a_day_after_they_were_written(lab):
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1")),
+               run(0, R2, "ses-b", [lab.doc("d2")])])
+    lab.reduce(at=HOUR)
+    lab.append([evidence(2 * DAY, "ses-b", lab.path("d9"))])
+    lab.append([run(2 * DAY, "r3", "ses-b", [lab.doc("d3")]), evidence(2 * DAY + 5, "ses-b", lab.path("d3"))])
+    lab.reduce(at=2 * DAY + 10)  # credits d3, and writes the ledger without the expired entry
+    assert _sessions(lab) == {"ses-b": {"d3": {"read": ts(2 * DAY + 5), "credited": ts(2 * DAY + 10)}}}
+
+
+def test_a_failure_between_the_two_ledgers_loses_the_vote_rather_than_doubling_it(lab):
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))])
+    with mock.patch.object(ledger, "write_atomic", side_effect=OSError("disk full")), pytest.raises(OSError):
+        lab.reduce(at=100)
+    assert lab.consumed() == [] and lab.votes() == {}
+    assert "d1" in _sessions(lab)["ses-a"]  # written first
+    again = lab.reduce(at=200)
+    assert again.credited == [] and [c["credited"] for c in lab.consumed()] == [True]
+    assert lab.votes() == {}
