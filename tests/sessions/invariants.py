@@ -106,58 +106,26 @@ def spec_expectations(plan: Plan, exp: Expected, printed_keys: set[str]) -> dict
 
 # --- one pull at the end against a Stop after every event ------------------------------------
 
-TTL, MAKER = "ttl", "maker"
-KNOWN = {
-    TTL: "the per-session upvote ledger measures its 24 h in reduce time, so one pull that credits a "
-         "(session, doc) twice, 24 h apart in read time, lets only the first vote",
-    MAKER: "a read made before the same actor ran a recall marked as the recall subagent's is refused once "
-           "that run is in the log, so it counts at a Stop right after it but not at a later pull",
-}
-
-
-def _credited(result: CaseResult, plan: Plan, key: str) -> set[tuple[str, str, str, str]]:
+def credited_reads(plan: Plan, result: CaseResult) -> set[tuple[str, str, str, str, str]]:
+    """Each credit as (root session, key, read ts, read session, read path)."""
     out = set()
     for line in credited_lines(result):
-        if str(line.get("key")) == key:
-            ev = line.get("evidence") or {}
-            out.add((plan.root(str(line.get("session"))), str(ev.get("ts")), str(ev.get("session")), str(ev.get("path"))))
+        ev = line.get("evidence") or {}
+        out.add((plan.root(str(line.get("session"))), str(line.get("key")), str(ev.get("ts")),
+                 str(ev.get("session")), str(ev.get("path"))))
     return out
 
 
-def _covered(result: CaseResult, key: str) -> set[tuple[str, str, str]]:
-    return {(str((line.get("evidence") or {}).get("ts")), str((line.get("evidence") or {}).get("session")),
-             str((line.get("evidence") or {}).get("path")))
-            for line in (result.observed or {}).get("log") or []
-            if isinstance(line, dict) and line.get("kind") == "consumed" and line.get("credited") is False
-            and str(line.get("key")) == key}
-
-
-def departures(plan: Plan, exp: Expected, every: CaseResult, end: CaseResult) -> tuple[set[str], list[str]]:
-    """How the pull at the end departs from the spec's credits, as the known classes (``KNOWN``) that
-    explain it and the problems nothing known explains. ``every`` must already match the spec."""
-    want = exp.votes()
-    got = upvotes(end)
-    classes: set[str] = set()
-    unexplained: list[str] = []
-    for key in sorted(set(want) | set(got)):
-        if got.get(key, 0) == want.get(key, 0):
-            continue
-        cred_every, cred_end = _credited(every, plan, key), _credited(end, plan, key)
-        missing, extra = cred_every - cred_end, cred_end - cred_every
-        what = f"{key}: {got.get(key, 0)} upvote(s) after one pull, {want.get(key, 0)} after a Stop at every event"
-        refused = [m for m in missing if exp.maker_later(m[1], m[2], m[3])]
-        if refused:
-            classes.add(MAKER)
-        if len(refused) != len(missing):
-            unexplained.append(f"{what}; the pull did not credit {sorted(set(missing) - set(refused))}")
-        covered = _covered(every, key)
-        if refused and any(x[1:] not in covered for x in extra) or extra and not refused:
-            unexplained.append(f"{what}; the pull credited reads a Stop at every event did not: {sorted(extra)}")
-        if got.get(key, 0) < len(cred_end):
-            classes.add(TTL)
-        elif got.get(key, 0) > len(cred_end):
-            unexplained.append(f"{what}; more upvotes than credited reads")
-    return classes, unexplained
+def same_credits(plan: Plan, every: CaseResult, end: CaseResult) -> list[str]:
+    """How one pull at the end departs from a Stop after every event: other upvotes, or the same
+    number of upvotes for other reads."""
+    out = [f"{key}: {upvotes(end).get(key, 0)} upvote(s) after one pull, {upvotes(every).get(key, 0)} after a "
+           "Stop at every event" for key in sorted(set(upvotes(every)) | set(upvotes(end)))
+           if upvotes(end).get(key, 0) != upvotes(every).get(key, 0)]
+    a, b = credited_reads(plan, every), credited_reads(plan, end)
+    out += [f"only a Stop at every event credited {x}" for x in sorted(a - b)]
+    out += [f"only one pull at the end credited {x}" for x in sorted(b - a)]
+    return out
 
 
 def late_link_departures(plan: Plan, exp: Expected, result: CaseResult) -> tuple[bool, list[str]]:

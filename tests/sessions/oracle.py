@@ -8,10 +8,11 @@ doc eligible, the call's form and status count) and, per (root session, doc key)
 the first counted read credits, and a counted read credits again only 24 h or more after the
 last credit.
 
-One reading of the spec is taken where it is silent: an actor's reads stop counting from the
-moment it runs a recall marked as the recall subagent's, not before (a read the main agent made
-before its recall subagent ever ran is the main agent's; and only this reading lets a reduce at
-each Stop and one at the end agree).
+One reading of the spec is taken where it is silent, the reference's too (ARCHITECTURE.md,
+"Read time, not reduce time"): an actor's reads stop counting from the moment it runs a recall
+marked as the recall subagent's, not before (a read the main agent made before its recall
+subagent ever ran is the main agent's; and only this reading lets a reduce at each Stop and one
+at the end agree).
 """
 
 from __future__ import annotations
@@ -51,31 +52,12 @@ class Expected:
     credits: dict[tuple[str, str], list[int]]  # (root, key) -> instants of crediting reads
     covered: dict[tuple[str, str], list[int]]  # (root, key) -> instants of covered reads
     counted: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    roots: dict[str, str] = field(default_factory=dict)  # session -> its root session
 
     def votes(self) -> dict[str, int]:
         out: dict[str, int] = defaultdict(int)
         for (_, key), times in self.credits.items():
             out[key] += len(times)
         return dict(out)
-
-    def verdict(self, ts: str, session: str, token: str) -> Verdict | None:
-        """The verdict on the read known by (ts, session, printed path)."""
-        return next((v for v in self.verdicts if instant(v.read.t) == ts and v.read.session.sid == session
-                     and v.read.asset.token == token), None)
-
-    def maker_later(self, ts: str, session: str, token: str) -> bool:
-        """Whether the read counts, yet its actor runs a recall marked as the recall subagent's
-        later in the same root session (the reading this module takes where the spec is silent)."""
-        v = self.verdict(ts, session, token)
-        if v is None or not v.keys:
-            return False
-        actor = (v.read.session.sid, v.read.actor[0] if v.read.actor else None)
-        return any(r.maker == actor and r.recall.t > v.read.t and r.settled is not None
-                   and v.root == self.root_of(r.settled) for r in self.runs)
-
-    def root_of(self, sid: str) -> str:
-        return self.roots.get(sid, sid)
 
     def counted_read(self, ts: str, session: str, token: str, key: str) -> bool:
         """Whether the read known by (ts, session, printed path) counts for ``key``."""
@@ -113,8 +95,7 @@ def expected(plan: Plan, outputs: dict[str, str]) -> Expected:
         for t in sorted(times):
             (over if done and t - done[-1] < DAY else done).append(t)
         credits[pair], covered[pair] = done, over
-    roots = {s.sid: plan.root(s.sid) for s in plan.sessions}
-    return Expected(runs, verdicts, credits, covered, dict(counted), roots)
+    return Expected(runs, verdicts, credits, covered, dict(counted))
 
 
 def _verdict(plan: Plan, runs: list[Run], read: Read) -> Verdict:
