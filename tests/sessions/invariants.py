@@ -154,4 +154,6 @@ def late_link_departures(plan: Plan, exp: Expected, result: CaseResult) -> tuple
 
 
 LATE_LINK = ("a child session's reads credit the doc for the child as a root of its own until the link to "
-             "its parent arrives (OpenCode links a task when it has finished), so the parent credits it again")
+             "its parent arrives (OpenCode links a task when it has finished), so the parent credits it again; "
+             "the reducer assumes a link comes before the child works and never takes a credit back "
+             "(ARCHITECTURE.md, Reducer)")
