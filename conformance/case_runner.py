@@ -14,14 +14,14 @@ import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from . import outcomes, timeline
-from .capabilities import action_of, missing, needs
+from . import applicability, outcomes, timeline, vacuity, without_relations
+from .capabilities import action_of
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
 from .expect import StepOutcome, evaluate, hooks_exit_zero, unprinted
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
-from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step
+from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step, unset_paths
 
 DEFAULT_TIMEOUT = 60.0
 RUN_ID = re.compile(r" run=([0-9A-Za-z-]+)\s*$", re.MULTILINE)
@@ -49,16 +49,20 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
-    lacking = missing(needs(scenario, payloads), driver.capabilities)
-    if lacking:
+    plan = applicability.plan(scenario, payloads, driver.capabilities)
+    result.lacking = plan.lacking
+    if not plan.applicable:
         result.outcome = outcomes.NOT_APPLICABLE
-        result.lacking = lacking
-        result.message = "the driver does not declare: " + ", ".join(lacking)
+        result.message = "the driver does not declare: " + ", ".join(plan.lacking)
         return result
+    result.skipped = plan.skipped
     folder = tempfile.mkdtemp(prefix="tc-")
     session = _Session(driver, time.monotonic() + timeout, timeout, trace)
     try:
-        _drive(session, scenario, payloads, folder, result)
+        twin = _twin(session, scenario, payloads) if without_relations.wanted(plan.expect) else None
+        _drive(session, scenario, payloads, folder, result, plan.expect, twin)
+        if result.outcome == outcomes.PASS:
+            result.vacuous = vacuity.vacuous(plan.expect, scenario.steps)
     except DriverTimeout as exc:
         _failed(result, outcomes.TIMEOUT, str(exc))
         driver.restart()
@@ -82,6 +86,18 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
 
         result.explanation = explain_failure(driver, scenario, payloads, result, timeout)
     return result
+
+
+def _twin(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload]) -> list[dict[str, Any]]:
+    """The steps of the same case run with no relation in its trees (``without_relations``)."""
+    folder = tempfile.mkdtemp(prefix="tc-")
+    shadow = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
+                                 outcomes.PASS)
+    try:
+        _drive(session, without_relations.twin(scenario), payloads, folder, shadow, {})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return shadow.steps
 
 
 def _failed(result: outcomes.CaseResult, outcome: str, message: str, detail: str = "") -> None:
@@ -131,7 +147,8 @@ def _apply(ctx: Context, value: Any, where: str) -> Any:
 
 
 def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
-           result: outcomes.CaseResult) -> None:
+           result: outcomes.CaseResult, expect: Mapping[str, Any],
+           twin: list[dict[str, Any]] | None = None) -> None:
     data = scenario.data
     times = timeline.instants(data)
     first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
@@ -144,6 +161,7 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     ctx.paths = dict(opened.get("paths") or {})
     ctx.user_paths = dict(opened.get("user_paths") or {})
     ctx.roots = dict(opened.get("roots") or {})
+    ctx.labels.update({str(k): str(v) for k, v in (opened.get("labels") or {}).items()})
     runs: dict[str, str] = {}
     done: list[StepOutcome] = []
     try:
@@ -163,7 +181,6 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
         result.mismatches = [m.to_json() for m in [miss, *hooks_exit_zero(done)]]
         result.message = f"{miss.path}: {miss.message}"
         return
-    expect = scenario.expect
     want = ["votes", "log", "raw"] + (["stats"] if "stats" in expect else [])
     last = times[-1] if times else first
     observed = session.send({"cmd": "observe", "now": timeline.spell(last + dt.timedelta(seconds=1)),
@@ -176,9 +193,11 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
                        "stats": norm(observed.get("stats"))}
     try:
-        mismatches = evaluate(expect, observed, done, ctx, norm)
+        mismatches = evaluate(without_relations.without_key(expect), observed, done, ctx, norm)
     except SubstitutionError as exc:
         raise ScenarioError(f"in expect: {exc}") from exc
+    if twin is not None:
+        mismatches += without_relations.judge(expect, result.steps, twin)
     if mismatches:
         result.outcome = outcomes.FAIL
         result.mismatches = [m.to_json() for m in mismatches]
@@ -232,6 +251,7 @@ def _message(action: str, step: Mapping[str, Any], now: str, env: dict[str, str]
         if payload is None:
             raise ScenarioError(f"hook {value}: no such payload")
         body = set_paths(payload.payload, _apply(ctx, dict(step.get("set") or {}), f"{where}.set"))
+        body = unset_paths(body, [str(p) for p in step.get("unset") or []])
         return {**base, "agent": payload.agent, "event": str(step.get("event") or payload.event),
                 "payload": body}
     options = _apply(ctx, dict(value or {}), f"{where}.{action}") if isinstance(value, Mapping) else {}

@@ -9,6 +9,9 @@ Exit codes:
 3      the corpus (or the expectations file) is invalid; ``lint`` found problems
 4      the driver is unusable: it did not start or failed the handshake
 =====  ==============================================================
+
+``diff`` exits 1 when the two implementations differ in a case; ``shrink`` exits 0 when it wrote
+the smaller scenario and 2 when the case does not fail on a mismatch.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from pathlib import Path
 from typing import IO
 
 from . import clauses as clause_catalogue
-from . import corpus as corpus_mod
 from . import (
+    cli_compare,
     expectations,
     lint,
     outcomes,
@@ -37,6 +40,7 @@ from . import (
     report_terminal,
     selection,
 )
+from . import corpus as corpus_mod
 from .capabilities import needs
 from .driver import DriverUnusable, connect
 
@@ -90,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
     page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
     page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
+    cli_compare.add_parsers(sub, SELECTOR_HELP, AGENT_HELP)
     drv = sub.add_parser("driver", help="serve the protocol on stdin/stdout")
     drv.add_argument("name", choices=["reference"])
     drv.add_argument("--exec", dest="exec_mode", choices=["in-driver", "cli"], default="in-driver",
@@ -142,6 +147,11 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
         return _list(corpus, args.only, args.agent, args.json, out, err)
     if args.command == "show":
         return _show(corpus, args.selectors, args.agent, out, err)
+    if args.command == "shrink":
+        return cli_compare.run_shrink(corpus, args, out, err)
+    if args.command == "diff":
+        chosen = _select(corpus, args.only, args.agent, err)
+        return EXIT_USAGE if chosen is None else cli_compare.run_diff(corpus, chosen, args, out, err)
     return _run(corpus, args, out, err)
 
 

@@ -77,7 +77,7 @@ def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list
                             len(log)))
     if "stats" in expect:
         want, missed = subst("expect.stats", expect["stats"])
-        out += missed or _stats(norm(want), observed.get("stats"), norm)
+        out += missed or _stats(norm(want), observed.get("stats"), norm, str(observed.get("stats_note") or ""))
     if "never_in_state" in expect:
         want, missed = subst("expect.never_in_state", expect["never_in_state"])
         out += missed or _never(want, observed)
@@ -139,9 +139,10 @@ def _no_votes(keys: list[str], votes: Mapping[str, Any]) -> list[Mismatch]:
     return out
 
 
-def _stats(want: Any, rows: Any, norm: Normalizer) -> list[Mismatch]:
+def _stats(want: Any, rows: Any, norm: Normalizer, note: str = "") -> list[Mismatch]:
     if rows is None:
-        return [Mismatch("expect.stats", "the implementation reported no stats rows", want, None)]
+        return [Mismatch("expect.stats", "the implementation reported no stats rows" + (f": {note}" if note else ""),
+                         want, None)]
     rows = norm(rows)
     diff = first_difference(want, rows, "expect.stats")
     return [Mismatch(diff[0], "stats rows differ", diff[1], diff[2])] if diff else []

@@ -33,7 +33,7 @@ from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
 from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, step_name
 
-META_KEYS = ("id", "title", "provenance")
+META_KEYS = ("id", "title", "provenance", "shrunk_from", "observations")
 
 
 @cache
@@ -86,12 +86,17 @@ def lint(corpus: Corpus) -> list[str]:
         seen_ids.setdefault(scenario.id, rel)
         mark = fingerprint(scenario)
         if mark in seen_meaning:
-            problems.append(f"{rel}: means the same as {seen_meaning[mark]} (only id, title or provenance differ)")
+            problems.append(f"{rel}: means the same as {seen_meaning[mark]} (only id, title, provenance or what it was derived from differ)")
         seen_meaning.setdefault(mark, rel)
         if errors:
             continue  # the rest assumes the shape is right
         if catalogue:
             problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
+        origin = scenario.data.get("shrunk_from")
+        if origin is not None and origin not in {s.id for s in corpus.scenarios}:
+            problems.append(f"{rel}: shrunk_from names {origin!r}, a case the corpus does not have")
+        if origin is not None and scenario.data.get("provenance") != "regression":
+            problems.append(f"{rel}: a case shrunk from another is provenance regression")
         problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
     problems += _expectation_files(corpus, set(seen_ids))
     return problems

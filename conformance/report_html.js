@@ -7,6 +7,7 @@
   var byId = new Map(data.cases.map(function (c) { return [c.id, c]; }));
   var SHORT = { "not-applicable": "n/a" };
   var UNEXPECTED = new Set(["fail", "error", "crash", "timeout", "xpass"]);
+  var MARKS = new Set(["partly", "vacuous"]);
   var ACTIONS = ["recall", "hook", "pull", "stats", "review", "contribute", "hold", "release"];
   var $ = function (sel, root) { return (root || document).querySelector(sel); };
   var $$ = function (sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); };
@@ -30,6 +31,7 @@
     return keys.some(function (k) {
       var r = c.results[k];
       if (!r) return false;
+      if (MARKS.has(s.outcome)) return !!r[s.outcome];
       return s.outcome === "unexpected" ? UNEXPECTED.has(r.outcome) : r.outcome === s.outcome;
     });
   }
@@ -85,6 +87,11 @@
     return node;
   }
   function chip(outcome) { return el("span", { cls: "o o-" + outcome, text: SHORT[outcome] || outcome }); }
+  function marked(r) {
+    var out = el("span", {}, [chip(r.outcome)]);
+    MARKS.forEach(function (m) { if (r[m]) out.appendChild(el("span", { cls: "mark m-" + m, "data-mark": m, text: m })); });
+    return out;
+  }
   function json(value) { return JSON.stringify(value, null, 2); }
   function pre(text, cls) { return el("pre", cls ? { cls: cls, text: text } : { text: text }); }
   function diff(lines) {
@@ -120,7 +127,7 @@
       if (!passes(c, s)) return;
       var cells = cols.map(function (col) {
         var r = c.results[col.key];
-        return el("td", { cls: "cell" }, [r ? chip(r.outcome) : el("span", { cls: "none", text: "not run" })]);
+        return el("td", { cls: "cell" }, [r ? marked(r) : el("span", { cls: "none", text: "not run" })]);
       });
       body.appendChild(el("tr", { cls: "case", tabindex: "0", "data-case": id, "aria-haspopup": "dialog" },
         [el("th", { scope: "row" }, [el("span", { cls: "cid", text: id }), el("span", { cls: "title", text: c.title })])].concat(cells)));
@@ -167,9 +174,12 @@
     return el("table", { cls: "steps" }, [el("thead", {}, [head]), body]);
   }
   function resultSection(col, r, c) {
-    var parts = [el("h3", {}, [col.label + " ", chip(r.outcome)])];
+    var parts = [el("h3", {}, [col.label + " ", marked(r)])];
     if (r.duration != null) parts.push(el("div", { cls: "muted", text: "took " + r.duration + " s" }));
     if (r.reason) parts.push(el("p", {}, [el("b", { text: "expected to fail: " }), r.reason]));
+    if (r.partly) parts.push(el("p", { cls: "partly" }, [el("b", { text: "partly applicable: " }),
+      "without " + (r.lacking || []).join(", ") + ", these were left out: " + (r.skipped || []).join(", ")]));
+    if (r.vacuous) parts.push(el("p", { cls: "vacuous" }, [el("b", { text: "vacuous pass: " }), r.vacuous]));
     if (r.message && !(r.mismatches && r.mismatches.length)) parts.push(pre(r.message));
     if (r.state) { parts.push(el("h4", { text: "expected − / observed + state" })); parts.push(diff(r.state)); }
     if (r.mismatches && r.mismatches.length) {

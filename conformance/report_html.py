@@ -20,6 +20,8 @@ from . import outcomes, report_model
 from .report_jsonl import Run
 
 SHORT = {outcomes.NOT_APPLICABLE: "n/a"}
+MARK_TEXT = {"partly": ("partly", "partly applicable: judged without the expectations the driver lacks a need of"),
+             "vacuous": ("vacuous", "a pass an implementation doing nothing would also get")}
 CLAUSES_SHOWN = 3
 
 
@@ -54,10 +56,14 @@ def render(model: Mapping[str, Any]) -> str:
 
 def _totals(columns: Sequence[Mapping[str, Any]]) -> str:
     head = "".join(f'<th scope="col" class="o-{o}">{_e(SHORT.get(o, o))}</th>' for o in report_model.SEVERITY[::-1])
+    head += "".join(f'<th scope="col" class="mark" title="{_e(MARK_TEXT[m][1])}">{_e(MARK_TEXT[m][0])}</th>'
+                    for m in report_model.MARKS)
     rows = []
     for c in columns:
         cells = "".join(f'<td class="num" data-col="{c["key"]}" data-outcome="{o}">{c["totals"].get(o, 0)}</td>'
                         for o in report_model.SEVERITY[::-1])
+        cells += "".join(f'<td class="num mark" data-col="{c["key"]}" data-mark="{m}">{(c.get("marks") or {}).get(m, 0)}'
+                         "</td>" for m in report_model.MARKS)
         state = "" if c["complete"] else ' <span class="warn">cut short: no footer</span>'
         rows.append(f'<tr data-col="{c["key"]}"><th scope="row">{_e(c["label"])}{state}</th>'
                     f'<td class="num" data-col="{c["key"]}" data-outcome="total">{c["cases"]}</td>{cells}</tr>')
@@ -82,6 +88,7 @@ def _filters(model: Mapping[str, Any]) -> str:
     events = sorted({e for c in model["cases"] for e in c["events"]})
     outcome_opts = [("", "any"), ("unexpected", "unexpected")]
     outcome_opts += [(o, SHORT.get(o, o)) for o in report_model.SEVERITY[::-1]]
+    outcome_opts += [(m, MARK_TEXT[m][0] + " (mark)") for m in report_model.MARKS]
     parts = [
         _select("area", "Area", [("", "all"), *((a, a) for a in model["areas"])]),
         _select("outcome", "Outcome", outcome_opts),
@@ -185,7 +192,7 @@ def _cases(model: Mapping[str, Any]) -> str:
             else:
                 o = result["outcome"]
                 cells.append(f'<td class="cell w-{_e(o)}" data-col="{c["key"]}" data-outcome="{_e(o)}">'
-                             f'<span class="o o-{_e(o)}">{_e(SHORT.get(o, o))}</span></td>')
+                             f'<span class="o o-{_e(o)}">{_e(SHORT.get(o, o))}</span>{_marks(result)}</td>')
         rows.append(f'<tr class="case" tabindex="0" data-case="{_e(case["id"])}" aria-haspopup="dialog">'
                     f'<th scope="row"><span class="cid">{_e(case["id"])}</span><span class="title">'
                     f'{_e(case["title"])}</span></th><td>{_e(case["area"])}</td>'
@@ -195,6 +202,18 @@ def _cases(model: Mapping[str, Any]) -> str:
             '</p><table class="matrix cases"><thead><tr><th scope="col">case</th><th scope="col">area</th>'
             f'<th scope="col">agents</th><th scope="col">clauses</th>{_col_heads(model)}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _marks(result: Mapping[str, Any]) -> str:
+    """The marks of one cell: ``partly`` (with what was left out) and ``vacuous`` (with why)."""
+    out = []
+    if result.get("partly"):
+        tip = f"partly applicable, without {', '.join(result.get('lacking') or [])}: " \
+              + ", ".join(result.get("skipped") or [])
+        out.append(f'<span class="mark m-partly" data-mark="partly" title="{_e(tip)}">partly</span>')
+    if result.get("vacuous"):
+        out.append(f'<span class="mark m-vacuous" data-mark="vacuous" title="{_e(result["vacuous"])}">vacuous</span>')
+    return "".join(out)
 
 
 def _asset(name: str) -> str:

@@ -25,6 +25,8 @@ SEVERITY = (outcomes.CRASH, outcomes.ERROR, outcomes.TIMEOUT, outcomes.FAIL, out
             outcomes.NOT_APPLICABLE, outcomes.SKIP, outcomes.PASS)
 SHARED = ("title", "area", "agents", "clauses", "path", "provenance", "plan", "expect", "hooks")
 EVENTS_AREA = "attribution"
+# Marks that qualify an outcome (see ``outcomes``): counted per column beside the outcomes.
+MARKS = ("partly", "vacuous")
 
 
 def build(runs: Sequence[Run], clause_texts: Mapping[str, Mapping[str, str]] | None = None,
@@ -86,7 +88,8 @@ def _columns(runs: Sequence[Run]) -> list[dict[str, Any]]:
                     "commit": corpus.get("commit") or "", "started": head.get("started", ""),
                     "finished": (foot or {}).get("finished", ""), "complete": foot is not None,
                     "exit": (foot or {}).get("exit"), "expectations": head.get("expectations", ""),
-                    "cases": len(lines), "totals": dict(Counter(str(x.get("outcome")) for x in lines))})
+                    "cases": len(lines), "totals": dict(Counter(str(x.get("outcome")) for x in lines)),
+                    "marks": {m: sum(1 for x in lines if x.get(m)) for m in MARKS}})
     return out
 
 
@@ -110,6 +113,10 @@ def _result(line: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
            "duration": line.get("duration"), "rerun": line.get("rerun", "")}
     if line.get("explanation"):
         out["explanation"] = line["explanation"]
+    if line.get("partly"):
+        out.update(partly=True, skipped=list(line.get("skipped") or []), lacking=list(line.get("lacking") or []))
+    if line.get("vacuous"):
+        out["vacuous"] = str(line["vacuous"])
     if "observed" in line:
         out["observed"] = line["observed"]
         out["_state_pending"] = True  # the expect block may come from a later report or the facts

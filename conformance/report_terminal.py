@@ -18,6 +18,7 @@ COLUMNS = (outcomes.PASS, outcomes.FAIL, outcomes.ERROR, outcomes.CRASH, outcome
            outcomes.XPASS, outcomes.SKIP, outcomes.NOT_APPLICABLE)
 SHORT = {outcomes.NOT_APPLICABLE: "n/a"}
 DIFF_WIDTH = 300
+VACUOUS_NAMED = 12  # vacuous passes named in the summary; the reports mark every one
 PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
 
 
@@ -55,6 +56,8 @@ def failure_block(r: CaseResult, rerun: str) -> list[str]:
     elif r.message:
         for text in r.message.splitlines()[:12]:
             lines.append(f"  {text}")
+    if r.partly:
+        lines.append(f"  partly applicable (no {', '.join(r.lacking)}): left out {', '.join(r.skipped)}")
     lines += report_explain.explanation_lines(r.explanation)
     lines.append(f"  rerun: {rerun}")
     return lines
@@ -68,6 +71,29 @@ def not_applicable_line(results: list[CaseResult]) -> str:
     return f"not applicable: {sum(groups.values())} ({parts})"
 
 
+def marks_lines(results: list[CaseResult]) -> list[str]:
+    """The two marks that qualify outcomes: partly applicable cases, by what the driver lacked and
+    by outcome, and vacuous passes, each named (they are few, and each needs a positive check)."""
+    out = []
+    partly = [r for r in results if r.partly]
+    if partly:
+        need = Counter(" + ".join(r.lacking) or "?" for r in partly)
+        by_outcome = Counter(r.outcome for r in partly)
+        out.append(f"partly applicable: {len(partly)} ("
+                   + "; ".join(f"without {n}: {k}" for n, k in sorted(need.items(), key=lambda kv: (-kv[1], kv[0])))
+                   + "), judged on the rest: "
+                   + ", ".join(f"{SHORT.get(c, c)} {by_outcome[c]}" for c in COLUMNS if by_outcome[c]))
+    vacuous = [r for r in results if r.vacuous]
+    if vacuous:
+        passed = sum(r.outcome in (outcomes.PASS, outcomes.XPASS) for r in results)
+        named = ", ".join(r.id for r in vacuous[:VACUOUS_NAMED])
+        more = f" … and {len(vacuous) - VACUOUS_NAMED} more (each is marked in --report and on the page)" \
+            if len(vacuous) > VACUOUS_NAMED else ""
+        out += textwrap.wrap(f"vacuous passes: {len(vacuous)} of {passed} (an implementation lacking the feature "
+                             f"passes them too): {named}{more}", 100, subsequent_indent="  ", break_on_hyphens=False)
+    return out
+
+
 def render(results: list[CaseResult], coverage: dict[str, int], implementation: str,
            rerun: Callable[[str], str], unit_only: list[str] | None = None) -> str:
     """``unit_only``: clauses no scenario tests but the reference's unit tests cover; they are
@@ -77,6 +103,7 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
     if totals[outcomes.NOT_APPLICABLE]:
         out.append(not_applicable_line(results))
+    out += marks_lines(results)
     out.append("")
     by_area: dict[str, list[CaseResult]] = defaultdict(list)
     by_agent: dict[str, list[CaseResult]] = defaultdict(list)

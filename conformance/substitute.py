@@ -7,6 +7,9 @@
 ``${user:path:rules/x.md}``    the same for an asset of the user scope
 ``${root:team}``               the workspace team folder; also ``user_team`` and ``learnings``
                                (the first learnings root; ``learnings:2`` is the second)
+``${label:workspace}``         the word the implementation prints for a scope in a hit's line
+                               (``[workspace]``); also ``label:user``. The driver names its
+                               words in its ``open`` answer; the reference's are the default
 ``${i}``                       in a step with ``repeat: N``: 1, 2, … N; left as written here,
                                because the driver runs the repeats (one message, not N)
 =============================  =============================================================
@@ -28,6 +31,8 @@ from typing import Any
 PATTERN = re.compile(r"\$\{([^}]*)\}")
 STEP_REF = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\.(run|output)$")
 REPEAT_INDEX = "i"
+# The reference's scope words, used where a driver names none (``labels`` in its ``open`` answer).
+DEFAULT_LABELS = {"workspace": "workspace", "user": "user"}
 
 
 class SubstitutionError(ValueError):
@@ -52,6 +57,7 @@ class Context:
     paths: dict[str, str] = field(default_factory=dict)
     user_paths: dict[str, str] = field(default_factory=dict)
     roots: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_LABELS))
 
     def resolve(self, ref: str) -> str:
         if ref == REPEAT_INDEX:
@@ -75,6 +81,10 @@ class Context:
             return self._asset(ref[10:], self.user_paths, "user_team", learnings=False)
         if ref.startswith("root:"):
             return self._root(ref[5:])
+        if ref.startswith("label:"):
+            if ref[6:] not in self.labels:
+                raise SubstitutionError(f"${{{ref}}}: there is no such scope (workspace, user)")
+            return self.labels[ref[6:]]
         raise SubstitutionError(f"${{{ref}}} is not a known substitution")
 
     def _root(self, name: str) -> str:
@@ -150,6 +160,8 @@ def references(value: Any) -> list[str]:
 
 
 def is_known_form(ref: str) -> bool:
+    if ref.startswith("label:"):
+        return ref[6:] in DEFAULT_LABELS
     return ref == REPEAT_INDEX or bool(STEP_REF.match(ref)) or ref.startswith(("path:", "user:path:", "root:"))
 
 
@@ -188,6 +200,28 @@ def set_paths(payload: Any, assignments: Mapping[str, Any]) -> Any:
                 if part not in node or node[part] is None:
                     node[part] = {}
                 node = node[part]
+    return result
+
+
+def unset_paths(payload: Any, dotted_paths: list[str]) -> Any:
+    """A copy of ``payload`` without each dotted path (a path that is not there is no error: the
+    step says what the payload must not hold, whatever the payload file holds)."""
+    result = copy.deepcopy(payload)
+    for dotted in dotted_paths:
+        parts = str(dotted).split(".")
+        node: Any = result
+        for part in parts[:-1]:
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict) and part in node:
+                node = node[part]
+            else:
+                node = None
+                break
+        if isinstance(node, dict):
+            node.pop(parts[-1], None)
+        elif isinstance(node, list) and parts[-1].isdigit() and int(parts[-1]) < len(node):
+            del node[int(parts[-1])]
     return result
 
 

@@ -10,15 +10,25 @@ How the protocol maps onto 0.25.0:
 - ``start`` installs the package into a cache folder (or takes ``TEAMAI_CLI_ENTRY``) and declares
   only what that version has: ``recall``, ``hook``, ``pull``, ``stats`` and ``contribute``; no
   ``review --branch``, no way to hold its ledger, no recall log.
-- ``open`` writes the scenario's tree into a team remote, clones it, writes ``config.yaml`` and
-  runs ``teamai pull``. Learnings roots fold into the one ``learnings/`` folder 0.25 knows (the
-  first root that has an id wins); a user-scope tree and the withheld list have no counterpart.
-  The answer names each asset where 0.25 prints it after that pull.
-- Each step runs ``node <entry> ...`` with the step's ``env`` over an offline environment, and the
-  step's ``now`` pinned by a Node preload (:mod:`.fixed_clock`). Hooks may leave detached
-  children behind; the driver waits a bounded time for them before it answers.
+- ``open`` writes the scenario's workspace team into 0.25's *project scope* (a project folder
+  with its own team remote and clone, ``inheritUserScope: true``) and its user team into the user
+  scope (``~/.teamai``, an empty team when the scenario has none), then runs ``teamai pull`` in
+  the project folder, which pulls both. Learnings roots fold into the one ``learnings/`` folder
+  0.25 knows (the first root that has an id wins); the withheld list has no counterpart. The
+  answer names each asset where 0.25 prints it after that pull, and 0.25's scope words
+  (``labels``: the workspace is ``project``).
+- Each step runs ``node <entry> ...`` in the project folder with the step's ``env`` over an
+  offline environment, and the step's ``now`` pinned by a Node preload (:mod:`.fixed_clock`).
+  Hooks may leave detached children behind; the driver waits a bounded time for them before it
+  answers.
+- A hook payload's folders (``cwd``, ``workspace_roots``) must exist, for 0.25 as for a real
+  agent: 0.25 changes into ``cwd`` and spawns its background work there, and a folder that is not
+  there ends the hook before it does anything. A folder inside the sandbox is created; one outside
+  it (a payload's recorded ``/home/ana/proj``) stands for the agent's workspace and is replaced by
+  the project folder, where 0.25 finds the workspace as a real agent's hook would.
 - ``observe`` reads the votes ledger (``~/.teamai/votes/<username>.yaml``); the log is always
-  empty and ``stats`` has no recall rows to give.
+  empty; asked for stats, it runs ``teamai stats`` and turns what it prints into rows where it
+  can (:func:`stats_rows`), else answers null with ``stats_note`` saying why.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -40,6 +51,7 @@ from ..server import serve
 from . import fixed_clock, teamai_cli_home
 
 USERNAME = "conformance"
+LABELS = {"workspace": "project", "user": "user"}  # the words 0.25 prints for the two scopes
 AGENTS = ("claude", "codebuddy", "codex", "copilot", "cursor", "omp", "opencode", "qoder", "workbuddy")
 COMMANDS = ("recall", "hook", "pull", "stats", "contribute")
 STEP_TIMEOUT = 20.0     # a step's own process; hook-dispatch ends by itself within 7 s
@@ -56,6 +68,7 @@ class TeamaiCliBackend:
         self.preload = ""
         self.root = ""
         self.home = ""
+        self.project = ""
         self.env: dict[str, str] = {}
         self.mark = ""
         self.contributions = 0
@@ -78,9 +91,13 @@ class TeamaiCliBackend:
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         self.close_all()
         self.root = os.path.realpath(message["sandbox"])
-        team = os.path.join(self.root, "team")
+        team, user_team = os.path.join(self.root, "team"), os.path.join(self.root, "user_team")
         sandbox.write_tree(team, team_tree(message))
-        self.home = teamai_cli_home.make_home(team, os.path.join(self.root, "teamai-cli"), USERNAME)
+        os.makedirs(user_team, exist_ok=True)
+        sandbox.write_tree(user_team, dict(message.get("user_team") or {}))
+        work = os.path.join(self.root, "teamai-cli")
+        self.home = teamai_cli_home.make_home(user_team, os.path.join(work, "user"), USERNAME)
+        self.project = teamai_cli_home.make_project(team, os.path.join(work, "workspace"), USERNAME)
         self.mark = uuid.uuid4().hex
         self.env = {**teamai_cli_home.offline_env(self.home), MARK: self.mark,
                     "NODE_OPTIONS": fixed_clock.node_options(self.preload)}
@@ -89,10 +106,18 @@ class TeamaiCliBackend:
         if result["exit"] != 0:
             raise RuntimeError(f"teamai pull failed while opening the case (exit {result['exit']}): "
                                f"{(result['stderr'] or result['stdout']).strip()[:300]}")
-        clone = os.path.join(self.home, ".teamai", "team-repo")
-        synced = os.path.join(self.home, ".teamai", "learnings")
-        return {"paths": printed_paths(message, clone, synced), "user_paths": {},
-                "roots": {"team": clone, "user_team": None, "learnings": [synced]}}
+        clone = os.path.join(self.project, ".teamai", "team-repo")
+        synced = os.path.join(self.project, ".teamai", "learnings")
+        user_clone = os.path.join(self.home, ".teamai", "team-repo")
+        user_synced = os.path.join(self.home, ".teamai", "learnings")
+        # 0.25 reads a project's learnings from its learnings branch's worktree first (where its
+        # contribute publishes), then from the clone.
+        published = os.path.join(self.project, ".teamai", teamai_cli_home.LEARNINGS_WORKTREE, "learnings")
+        return {"paths": printed_paths(team_tree(message), clone, synced),
+                "user_paths": printed_paths(dict(message.get("user_team") or {}), user_clone, user_synced),
+                "roots": {"team": clone, "user_team": user_clone if message.get("user_team") else None,
+                          "learnings": [published, os.path.join(clone, "learnings")]},
+                "labels": LABELS}
 
     def do_close(self, message: dict[str, Any]) -> dict[str, Any]:
         self.close_all()
@@ -111,6 +136,7 @@ class TeamaiCliBackend:
                     pass
         self.mark = ""
         self.home = ""
+        self.project = ""
 
     # -- steps -----------------------------------------------------------------------------
     def _env(self, message: Mapping[str, Any]) -> dict[str, str]:
@@ -121,7 +147,7 @@ class TeamaiCliBackend:
     def _exec(self, argv: list[str], message: Mapping[str, Any], stdin: bytes = b"") -> dict[str, Any]:
         if not self.home or self.entry is None:
             raise RuntimeError("no scenario is open")
-        code, out, err = run_bounded(["node", self.entry, *argv], self._env(message), stdin, self.root,
+        code, out, err = run_bounded(["node", self.entry, *argv], self._env(message), stdin, self.project,
                                      STEP_TIMEOUT)
         return {"exit": code, "stdout": out, "stderr": err}
 
@@ -134,7 +160,8 @@ class TeamaiCliBackend:
         return self._exec(argv, message)
 
     def do_hook(self, message: dict[str, Any]) -> dict[str, Any]:
-        stdin = json.dumps(message["payload"], ensure_ascii=False).encode("utf-8")
+        payload = agent_folders(message["payload"], self.root, self.project)
+        stdin = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         answer = self._exec(["hook-dispatch", message["event"], "--tool", message["agent"]], message, stdin)
         wait_for(self.mark, CHILDREN_WAIT)
         return answer
@@ -164,8 +191,15 @@ class TeamaiCliBackend:
             answer["votes"] = read_votes(ledger)
         except (OSError, ValueError, yaml.YAMLError) as exc:
             answer["raw"]["votes-error"] = f"{type(exc).__name__}: {exc}"
-        if "raw" in set(message.get("want") or ()):
+        want = set(message.get("want") or ())
+        if "raw" in want:
             answer["raw"].update(state_files(state))
+        if "stats" in want:
+            shown = self._exec(["stats"], message)
+            answer["stats"], note = stats_rows(shown["stdout"]) if shown["exit"] == 0 else \
+                (None, f"teamai stats exited {shown['exit']}: {shown['stderr'].strip()[:200]}")
+            if note:
+                answer["stats_note"] = note
         return answer
 
 
@@ -183,11 +217,12 @@ def team_tree(message: Mapping[str, Any]) -> dict[str, Any]:
     return team
 
 
-def printed_paths(message: Mapping[str, Any], clone: str, synced: str) -> dict[str, str]:
-    """Tree path -> the path 0.25 prints for it: ``pull`` copies top-level learnings to
-    ``~/.teamai/learnings``; everything else is printed where it sits in the team-repo clone."""
+def printed_paths(tree: Mapping[str, Any], clone: str, synced: str) -> dict[str, str]:
+    """Tree path -> the path 0.25 prints for it: ``pull`` copies a scope's top-level learnings to
+    ``synced`` when it syncs them (the user scope's ``~/.teamai/learnings``); everything else is
+    printed where it sits in the scope's team-repo clone."""
     paths: dict[str, str] = {}
-    for rel in sorted(team_tree(message)):
+    for rel in sorted(tree):
         parts = str(rel).split("/")
         if not rel.endswith(".md") or any(p.startswith(".") for p in parts):
             continue
@@ -201,6 +236,47 @@ def printed_paths(message: Mapping[str, Any], clone: str, synced: str) -> dict[s
         elif parts[0] in ("rules", "docs") or rel.startswith("teamwiki/evidence/code/"):
             paths[rel] = on_disk
     return paths
+
+
+def agent_folders(payload: Any, sandbox_root: str, workspace: str) -> Any:
+    """The payload with its folders (``cwd``, ``workspace_roots``) made real: one inside the
+    sandbox is created, one elsewhere is replaced by the workspace folder (see the module
+    docstring). Other fields are left as they are."""
+    if not isinstance(payload, dict):
+        return payload
+
+    def real(folder: Any) -> Any:
+        if not isinstance(folder, str) or not folder.strip():
+            return folder
+        if os.path.isabs(folder) and os.path.isdir(folder):
+            return folder
+        if os.path.isabs(folder) and os.path.realpath(folder).startswith(sandbox_root + os.sep):
+            os.makedirs(folder, exist_ok=True)
+            return folder
+        return workspace
+
+    out = dict(payload)
+    if "cwd" in out:
+        out["cwd"] = real(out["cwd"])
+    if isinstance(out.get("workspace_roots"), list):
+        out["workspace_roots"] = [real(x) for x in out["workspace_roots"]]
+    return out
+
+
+_STATS_TOTAL = re.compile(r"^\s*(Sessions|Conversation turns):\s*(\d+)\s*$", re.MULTILINE)
+
+
+def stats_rows(stdout: str) -> tuple[list[dict[str, Any]] | None, str]:
+    """(rows, note) from what 0.25's ``stats`` printed. It keeps no session of recalls: with no use
+    at all it says so (no session, so no row: ``[]``); otherwise it prints totals (sessions,
+    conversation turns) and skill uses, which cannot be turned into a row per session (``None``,
+    and the note says what it printed instead)."""
+    if "No usage data yet" in stdout:
+        return [], ""
+    totals = ", ".join(f"{name} {count}" for name, count in _STATS_TOTAL.findall(stdout))
+    shown = f"totals ({totals})" if totals else "no session totals"
+    skills = " and skill uses" if "Skill Usage Statistics" in stdout else ""
+    return None, f"teamai-cli 0.25 stats prints {shown}{skills}, no row per session with its recalls"
 
 
 def read_votes(path: str) -> dict[str, dict[str, Any]]:

@@ -4,7 +4,9 @@ benchmarks so both set it up the same way.
 ``teamai init`` refuses a local remote, so the set-up is written by hand, as observed: a bare
 team repository whose first commit holds ``teamai.yaml`` (without it recall finds nothing), a
 clone of it as ``~/.teamai/team-repo``, a ``config.yaml`` in user scope that never updates
-itself, then ``teamai pull``. Every process runs offline: npm points at a closed port and the
+itself, then ``teamai pull``. :func:`make_project` adds a workspace in project scope that
+inherits that user scope (the conformance driver's layout; the benchmarks use the user scope
+alone). Every process runs offline: npm points at a closed port and the
 remote commands are switched off, so the Stop hook's update check cannot reach the network.
 
 What 0.25 indexes, and how the set-up makes it index what the reference indexes:
@@ -37,6 +39,7 @@ import subprocess
 VERSION = "0.25.0"
 ENTRY_VARIABLE = "TEAMAI_CLI_ENTRY"  # a teamai-cli entry script to use instead of installing one
 TEAM_PROJECT = "team-tree"  # the one project of the manifest the set-up writes
+LEARNINGS_WORKTREE = "learnings-wt"  # beside a scope's clone: 0.25's worktree of its learnings branch
 _ABSENT_NAMESPACE = "no-such-learnings-folder"
 _IGNORED = frozenset({"__pycache__", ".DS_Store", "node_modules", ".git"})  # names 0.25's walks skip
 INSTALL_TIMEOUT = 600.0
@@ -112,16 +115,12 @@ def projects_manifest(namespaces: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_home(team: str, workdir: str, username: str = "bench") -> str:
-    """Lay out the team remote, its clone and ``config.yaml`` under ``workdir``; returns HOME.
-
-    ``team`` is a folder holding the team tree; it is copied, never changed. Learnings in folders
-    under ``learnings/`` are switched on through a projects manifest (see the module docstring).
-    """
-    home = os.path.join(workdir, "home")
+def _remote(team: str, workdir: str, username: str) -> tuple[str, list[str]]:
+    """A bare team repository under ``workdir`` whose first commit is ``team`` plus ``teamai.yaml``
+    (and the projects manifest when it has namespace folders); (its path, the namespaces)."""
     bare = os.path.join(workdir, "team.git")
     seed = os.path.join(workdir, "seed")
-    os.makedirs(home, exist_ok=True)
+    os.makedirs(workdir, exist_ok=True)
     _git(["init", "-q", "--bare", "-b", "main", bare])
     shutil.copytree(team, seed, ignore=shutil.ignore_patterns(".git"))
     with open(os.path.join(seed, "teamai.yaml"), "w", encoding="utf-8") as fh:
@@ -133,15 +132,52 @@ def make_home(team: str, workdir: str, username: str = "bench") -> str:
             fh.write(projects_manifest(namespaces))
     _git(["init", "-q", "-b", "main"], seed)
     _git(["add", "-A"], seed)
-    _git(["commit", "-qm", "seed"], seed)
+    _git(["commit", "-qm", "seed", "--allow-empty"], seed)
     _git(["push", "-q", bare, "main"], seed)
+    return bare, namespaces
+
+
+def _config(repo: str, bare: str, username: str, namespaces: list[str], scope: str) -> str:
+    return (f"repo:\n  localPath: {repo}\n  remote: {bare}\nusername: {username}\nscope: {scope}\n"
+            "updatePolicy: skip\n" + ("inheritUserScope: true\n" if scope == "project" else "")
+            + (f"projects:\n  - {TEAM_PROJECT}\n" if namespaces else ""))
+
+
+def make_home(team: str, workdir: str, username: str = "bench") -> str:
+    """Lay out the team remote, its clone and ``config.yaml`` under ``workdir``; returns HOME.
+
+    ``team`` is a folder holding the team tree; it is copied, never changed. Learnings in folders
+    under ``learnings/`` are switched on through a projects manifest (see the module docstring).
+    """
+    home = os.path.join(workdir, "home")
+    os.makedirs(home, exist_ok=True)
+    bare, namespaces = _remote(team, workdir, username)
     repo = os.path.join(home, ".teamai", "team-repo")
     _git(["clone", "-q", "-b", "main", bare, repo])
     with open(os.path.join(home, ".teamai", "config.yaml"), "w", encoding="utf-8") as fh:
-        fh.write(f"repo:\n  localPath: {repo}\n  remote: {bare}\nusername: {username}\n"
-                 "scope: user\nupdatePolicy: skip\n"
-                 + (f"projects:\n  - {TEAM_PROJECT}\n" if namespaces else ""))
+        fh.write(_config(repo, bare, username, namespaces, "user"))
     return home
+
+
+def make_project(team: str, workdir: str, username: str = "bench") -> str:
+    """A workspace in 0.25's *project scope* that inherits the user scope; returns its folder.
+
+    0.25 finds a project by the folder it runs in: ``<folder>/.teamai/config.yaml`` with ``scope:
+    project`` (outside any git repository, so no partition is looked for). With
+    ``inheritUserScope: true`` its recall searches the project's team first and the user scope's
+    after it, prints ``[project]`` and ``[user]``, hides a user entry that a project entry of the
+    same type and file name shadows, and counts only the project's hits. That is the reference's
+    workspace over an inherited user scope, so the workspace team goes here and the user team into
+    :func:`make_home`. Run 0.25 with this folder as its working directory.
+    """
+    project = os.path.join(workdir, "project")
+    os.makedirs(os.path.join(project, ".teamai"), exist_ok=True)
+    bare, namespaces = _remote(team, workdir, username)
+    repo = os.path.join(project, ".teamai", "team-repo")
+    _git(["clone", "-q", "-b", "main", bare, repo])
+    with open(os.path.join(project, ".teamai", "config.yaml"), "w", encoding="utf-8") as fh:
+        fh.write(_config(repo, bare, username, namespaces, "project"))
+    return project
 
 
 def set_up(entry: str, team: str, workdir: str) -> dict[str, str]:

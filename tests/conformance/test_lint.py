@@ -44,6 +44,11 @@ def _edit(root: Path, name: str, old: str, new: str) -> None:
     ("expect:\n", "  - recall: again\n    at: tomorrow\nexpect:\n", "steps.1"),
     ("redis-timeout: {recalled_count: 2}", "redis-timeout: {recalled_count: 2}\n  steps: {r7: {exit: 0}}",
      "no step is named 'r7'"),
+    ("provenance: derived", "provenance: regression\nshrunk_from: no-such-case",
+     "shrunk_from names 'no-such-case', a case the corpus does not have"),
+    ("provenance: derived", "provenance: derived\nshrunk_from: fx-recall-prints-hit",
+     "a case shrunk from another is provenance regression"),
+    ("  - recall: redis\n", "  - recall: redis\n    unset: [cwd]\n", "steps.0"),  # unset: is for hook steps only
 ])
 def test_each_fault_is_reported(corpus_copy, old, new, expected):
     _edit(corpus_copy, "fx-designed-to-fail", old, new)

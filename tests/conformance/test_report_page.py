@@ -209,18 +209,25 @@ def _set(b: headless_chromium.Browser, name: str, value: str) -> None:
 def test_the_page_shows_the_reports_numbers(browser, page, runs):
     browser.open(page)
     reports = [report_jsonl.read(p) for p in runs]
-    shown = browser.js("""Array.from(document.querySelectorAll('#totals td[data-col]')).map(
+    shown = browser.js("""Array.from(document.querySelectorAll('#totals td[data-col][data-outcome]')).map(
         td => [td.dataset.col, td.dataset.outcome, Number(td.textContent)])""")
+    marks = browser.js("""Array.from(document.querySelectorAll('#totals td[data-col][data-mark]')).map(
+        td => [td.dataset.col, td.dataset.mark, Number(td.textContent)])""")
     for i, (_head, cases, _foot) in enumerate(reports):
         counts = Counter(c["outcome"] for c in cases)
         mine = {o: n for col, o, n in shown if col == f"c{i}"}
         assert mine.pop("total") == len(cases)
         assert mine == {o: counts.get(o, 0) for o in report_model.SEVERITY}
+        assert {m: n for col, m, n in marks if col == f"c{i}"} == {
+            m: sum(1 for c in cases if c.get(m)) for m in report_model.MARKS}
+    assert sum(n for _c, m, n in marks if m == "partly") > 0  # the driver without hooks judges partly
     cells = browser.js("""Array.from(document.querySelectorAll('#cases tr.case')).map(tr => [tr.dataset.case,
-        Array.from(tr.querySelectorAll('td[data-col]')).map(td => td.textContent.trim())])""")
+        Array.from(tr.querySelectorAll('td[data-col]')).map(td => [td.querySelector('.o').textContent.trim(),
+          Array.from(td.querySelectorAll('[data-mark]')).map(m => m.dataset.mark)])])""")
     for case_id, outcomes in cells:
-        expected = [next(c["outcome"] for c in cases if c["id"] == case_id) for _h, cases, _f in reports]
-        assert outcomes == [o.replace("not-applicable", "n/a") for o in expected]
+        expected = [next(c for c in cases if c["id"] == case_id) for _h, cases, _f in reports]
+        assert outcomes == [[c["outcome"].replace("not-applicable", "n/a"), [m for m in report_model.MARKS if c.get(m)]]
+                            for c in expected]
     clause_cells = browser.js("""Array.from(document.querySelectorAll('#clauses tr.clause')).map(tr =>
         [tr.dataset.area, tr.dataset.clause, Array.from(tr.querySelectorAll('td[data-col]')).map(td =>
           Object.fromEntries(Array.from(td.querySelectorAll('[data-outcome]')).map(
@@ -271,6 +278,16 @@ def test_filters_hide_what_they_should(browser, page, runs):
     browser.page("Input.insertText", {"text": "shadows a user"})  # typed: a clause's text
     assert _shown(browser, "#cases tr.case") == ["fx-recall-user-scope-shadowed"]
     assert _shown(browser, "#clauses tr.clause") == ["FX-SHADOW"]
+    browser.js("document.getElementById('f-reset').click()")
+    reports = [report_jsonl.read(p)[1] for p in runs]
+    for mark in report_model.MARKS:  # a mark is an outcome filter of its own, in any column or one
+        _set(browser, "outcome", mark)
+        assert _shown(browser, "#cases tr.case") == [c["id"] for c in cases
+                                                     if any(x["id"] == c["id"] and x.get(mark) for r in reports
+                                                            for x in r)]
+        _set(browser, "column", "c0")
+        assert _shown(browser, "#cases tr.case") == [c["id"] for c in cases if c.get(mark)]
+        _set(browser, "column", "")
 
 
 def test_a_case_opens_by_keyboard_and_shows_its_drill_down(browser, page, runs):
@@ -318,3 +335,14 @@ def test_a_clause_row_lists_its_cases_and_each_opens(browser, page):
     browser.js("document.querySelector('.evbtn[data-event=\"stop\"]').click()")
     assert _shown(browser, "#cases tr.case") == ["fx-read-then-stop"]
     assert browser.js("document.activeElement.dataset.case") == "fx-read-then-stop"
+
+
+def test_a_partly_applicable_result_names_what_was_left_out_in_its_drill_down(browser, page, runs):
+    browser.open(page)
+    partly = next((i, c) for i, path in enumerate(runs) for c in _cases(path) if c.get("partly"))
+    browser.js(f"document.querySelector('tr.case[data-case=\"{partly[1]['id']}\"]').focus()")
+    browser.key("Enter")
+    body = browser.js("document.getElementById('case-dialog').innerText")
+    assert (f"partly applicable: without {', '.join(partly[1]['lacking'])}, these were left out: "
+            f"{', '.join(partly[1]['skipped'])}") in body
+    browser.key("Escape")

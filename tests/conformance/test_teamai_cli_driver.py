@@ -17,8 +17,11 @@ from conformance import capabilities, corpus, driver, expectations, outcomes, po
 from conformance.drivers import teamai_cli, teamai_cli_home
 
 ROOT = Path(__file__).resolve().parents[2]
-FORMAT_CASES = ["recall-end-and-footer", "recall-tags-line"]
-RUN_ID_CASES = ["recall-start-line-plural", "recall-limit-five"]
+FORMAT_CASES = ["recall-end-and-footer", "recall-tags-line", "recall-start-line-plural", "recall-start-line-singular"]
+RUN_ID_CASES = ["recall-start-line-run-id"]
+# Scopes and shadowing: 0.25 has them in project scope with inheritUserScope, the driver's layout.
+SCOPE_CASES = ["recall-workspace-shadows-user", "recall-user-hit-not-counted",
+               "recall-nested-same-base-name-not-shadowed"]
 EXPECTATIONS = ROOT / "conformance" / "expectations" / "teamai-cli-0.25.toml"
 
 
@@ -51,6 +54,15 @@ def test_recall_format_0_25_already_has_passes(cli, loaded):
         [r.message for r in results]
 
 
+def test_scopes_and_shadowing_0_25_has_pass_in_its_own_words(cli, loaded):
+    results = pool.run_all("teamai-cli", loaded, loaded.select(SCOPE_CASES), {}, driver=cli)
+    assert [(r.id, r.outcome) for r in results] == [(c, outcomes.PASS) for c in SCOPE_CASES], \
+        [r.message for r in results]
+    assert all(r.partly and r.lacking == ["a recall log"] for r in results)  # each also checks the log
+    shadowed = next(r for r in results if r.id == "recall-workspace-shadows-user")
+    assert "Redis client times out under load [project]\n" in shadowed.steps[0]["stdout"]
+
+
 def test_run_id_cases_fail_with_a_readable_mismatch(cli, loaded):
     results = pool.run_all("teamai-cli", loaded, loaded.select(RUN_ID_CASES), {}, driver=cli)
     for result in results:
@@ -76,15 +88,18 @@ def test_the_step_instant_reaches_the_ledger(cli):
     with tempfile.TemporaryDirectory() as sandbox:
         opened = cli.request({"cmd": "open", "now": "2026-11-30T10:00:00.000Z", "case": "clock",
                               "sandbox": sandbox, "team": team, "env": {}}, 60)
-        assert opened["paths"]["learnings/redis-timeout"].endswith("/.teamai/learnings/redis-timeout.md")
+        assert opened["paths"]["learnings/redis-timeout"].endswith(
+            "/project/.teamai/team-repo/learnings/redis-timeout.md")
+        assert opened["labels"] == {"workspace": "project", "user": "user"}
         step = cli.request({"cmd": "recall", "now": "2031-02-03T04:05:06.789Z", "env": {}, "query": "redis",
                             "caller": None, "check": False}, 60)
         assert f"File: {opened['paths']['learnings/redis-timeout']}\n" in step["stdout"]
-        seen = cli.request({"cmd": "observe", "now": "2031-02-03T04:05:07.789Z", "env": {}, "want": ["raw"]}, 60)
+        seen = cli.request({"cmd": "observe", "now": "2031-02-03T04:05:07.789Z", "env": {},
+                            "want": ["raw", "stats"]}, 60)
         cli.request({"cmd": "close"}, 60)
     assert seen["votes"]["redis-timeout"]["recalled_count"] == 1
     assert seen["votes"]["redis-timeout"]["last_recalled_at"] == "2031-02-03T04:05:06.789Z"
-    assert seen["log"] == [] and seen["stats"] is None
+    assert seen["log"] == [] and seen["stats"] == []  # "No usage data yet": no session, so no row
     assert any(name.startswith("votes/") for name in seen["raw"])
 
 
@@ -151,3 +166,44 @@ def test_a_run_id_never_printed_is_a_failure_of_the_implementation(tmp_path):
     assert result.outcome == outcomes.FAIL, result.message
     assert result.mismatches[0]["path"] == "expect.steps.r1"
     assert result.mismatches[0]["actual"] == "--- [teamai:recall:start] --- (0 results)\n"
+
+
+def test_a_hook_with_the_recorded_payload_folders_runs_in_the_workspace(cli, loaded):
+    """The recorded payloads' cwd (/home/ana/proj) does not exist here: 0.25 would stop before
+    doing anything. The driver gives it the workspace, and the hook does its work there."""
+    payload = loaded.payloads["claude/post-tool-use-read"].payload
+    assert not Path(payload["cwd"]).exists()
+    with tempfile.TemporaryDirectory() as sandbox:
+        cli.request({"cmd": "open", "now": "2026-11-30T10:00:00.000Z", "case": "folders", "sandbox": sandbox,
+                     "team": {"rules/r.md": "rule\n"}, "env": {}}, 60)
+        step = cli.request({"cmd": "hook", "now": "2026-11-30T10:00:01.000Z", "env": {}, "agent": "claude",
+                            "event": "post-tool-use", "payload": payload}, 60)
+        seen = cli.request({"cmd": "observe", "now": "2026-11-30T10:00:02.000Z", "env": {}, "want": ["raw"]}, 60)
+        cli.request({"cmd": "close"}, 60)
+    assert step["exit"] == 0
+    events = seen["raw"].get("dashboard/events.jsonl", "")
+    assert '"tool_use"' in events and '"Read"' in events, sorted(seen["raw"])
+
+
+def test_payload_folders_are_created_in_the_sandbox_or_stand_for_the_workspace(tmp_path):
+    sandbox, workspace = tmp_path / "sb", tmp_path / "sb" / "project"
+    workspace.mkdir(parents=True)
+    inside = sandbox / "team" / "sub"
+    payload = {"cwd": "/home/ana/proj", "workspace_roots": [str(inside), "C:\\Users\\ana\\proj", ""],
+               "tool_input": {"file_path": "/home/ana/proj/x.md"}}
+    out = teamai_cli.agent_folders(payload, str(sandbox), str(workspace))
+    assert out["cwd"] == str(workspace)
+    assert out["workspace_roots"] == [str(inside), str(workspace), ""] and inside.is_dir()
+    assert out["tool_input"] == payload["tool_input"] and payload["cwd"] == "/home/ana/proj"
+    assert teamai_cli.agent_folders({"session_id": "s"}, str(sandbox), str(workspace)) == {"session_id": "s"}
+    assert teamai_cli.agent_folders({"cwd": "tests"}, str(sandbox), str(workspace)) == {"cwd": str(workspace)}
+
+
+def test_0_25_stats_text_becomes_rows_only_where_it_can():
+    assert teamai_cli.stats_rows("No usage data yet.\nUsage tracking starts automatically via hooks.\n") == ([], "")
+    shown = ("\nSession & Usage Statistics:\n\n  Sessions:           2\n  Conversation turns: 0\n")
+    rows, note = teamai_cli.stats_rows(shown)
+    assert rows is None
+    assert note == ("teamai-cli 0.25 stats prints totals (Sessions 2, Conversation turns 0), "
+                    "no row per session with its recalls")
+    assert "skill uses" in teamai_cli.stats_rows("Skill Usage Statistics:\n  x  1 uses\n")[1]

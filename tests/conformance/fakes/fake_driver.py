@@ -8,6 +8,10 @@ directive says otherwise:
 - ``garbage``: answers a recall whose query contains ``boom`` with a line that is not JSON;
 - ``few``: declares only the recall command, no agents, no log and no hold;
 - ``bad-protocol``: answers the handshake with protocol 99;
+- ``no-stop``: a Stop hook does nothing (the session is never reduced, so nothing is upvoted);
+- ``no-related``: recall prints no ``Related:`` line;
+- ``project-words``: names the workspace scope ``project`` in hit lines and says so in ``open``;
+- ``check-related``: ``recall --check`` adds one line per relation the team declares;
 - ``ok``: behaves.
 
 Broken implementations, each wrong in one decision, for the explanations of a failure:
@@ -77,8 +81,23 @@ def main(directive: str) -> int:
             sys.stdout.buffer.write(b"this is not json\n")
             sys.stdout.buffer.flush()
             return {"seq": message.get("seq"), "ok": True, "exit": 0, "stdout": "", "stderr": ""}
-        return backend(message)
+        if directive == "no-stop" and cmd == "hook" and message.get("event") in ("stop", "Stop"):
+            return {"seq": message.get("seq"), "ok": True, "exit": 0, "stdout": "", "stderr": ""}
+        answer = backend(message)
+        if cmd == "open":
+            related.clear()
+            related.extend(p for p, t in (message.get("team") or {}).items() if "related:" in str(t))
+            if directive == "project-words":
+                answer["labels"] = {"workspace": "project", "user": "user"}
+        if cmd == "recall" and directive == "no-related":
+            answer["stdout"] = "".join(x for x in answer["stdout"].splitlines(True) if not x.startswith("Related: "))
+        if cmd == "recall" and directive == "project-words":
+            answer["stdout"] = answer["stdout"].replace(" [workspace]\n", " [project]\n")
+        if cmd == "recall" and directive == "check-related" and message.get("check"):
+            answer["stdout"] += "".join(f"related: {p}\n" for p in related)
+        return answer
 
+    related: list[str] = []
     assert protocol.VERSION == 1
     return serve(handle)
 
