@@ -25,25 +25,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from . import corpus, lint
+from . import corpus, lint, scenario_file
 
 ENV = "TEAMAI_COUNTEREXAMPLES"
 DEFAULT_FOLDER = Path(".hypothesis") / "counterexamples"
 PROVENANCE = "generated"
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value and not value.endswith((" ", "\t")) and "\r" not in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
 
 
 def folder(env: Mapping[str, str] | None = None) -> Path:
@@ -60,9 +46,9 @@ def ident(scenario: Mapping[str, Any], prefix: str = "gen") -> str:
 
 
 def dump(scenario: Mapping[str, Any], comments: Iterable[str] = ()) -> str:
-    """The scenario as YAML in the corpus's style (text blocks as ``|``), under ``#`` comment lines."""
+    """The scenario as the corpus writes scenarios back (``scenario_file``), under ``#`` comment lines."""
     head = "".join(f"# {line}".rstrip() + "\n" for text in comments for line in str(text).splitlines() or [""])
-    body = yaml.dump(dict(scenario), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+    body = scenario_file.dump(scenario)
     if corpus.load_yaml(body) != dict(scenario):
         raise ValueError("the scenario does not read back as written")
     return head + body
