@@ -293,16 +293,16 @@ def _model(kind: str, block: list[tuple[str, list[Any]]]) -> tuple[list[tuple[st
 
 
 # The least share of examples that must reach each branch, or the property tests too little.
-LEAST_SHARE = {"a real relation name": 0.6, "a declaration kept": 0.25, "pair outside the table": 0.2,
-               "code-to-code relation": 0.15, "not a relation": 0.2, "bad path": 0.25, "the asset itself": 0.05,
-               "target not on the branch": 0.05, "repeated declaration": 0.1, "value of the wrong type": 0.1,
-               "list mixing paths and other values": 0.1}
+LEAST_SHARE = {"a real relation name": 0.6, "a declaration kept": 0.2, "pair outside the table": 0.2,
+               "code-to-code relation": 0.15, "not a relation": 0.2, "bad path": 0.25, "the asset itself": 0.03,
+               "target not on the branch": 0.02, "repeated declaration": 0.1, "value of the wrong type": 0.1,
+               "list mixing paths and other values": 0.08}
 
 
 def test_declarations_in_the_domain_vocabulary_follow_the_table() -> None:
     reached: Counter[str] = Counter()
 
-    @settings(max_examples=200, deadline=None, database=None)
+    @settings(max_examples=400, deadline=None, database=None)
     @given(_blocks, st.sampled_from([RULE, DOC, LEARNING]))
     def prop(block: list[tuple[str, list[Any]]], kind: str) -> None:
         want, findings, branches = _model(kind, block)
