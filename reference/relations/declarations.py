@@ -85,6 +85,8 @@ def _describe(value: Any) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, str):
+        return "a string"  # a single path where a mapping was due: the likeliest slip
     return f"a {type(value).__name__}"
 
 

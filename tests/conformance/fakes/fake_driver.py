@@ -44,9 +44,9 @@ def _break(directives: set[str]) -> None:
 
         claims.run_ids = lambda output: []
     for hours in [d[len("window-"):-1] for d in directives if d.startswith("window-") and d.endswith("h")]:
-        from reference import reducer
+        from reference.reducer import join
 
-        reducer.DAY = float(hours) * 3600.0
+        join.DAY = int(float(hours) * 3600 * 1_000_000)  # the window rule's own constant, in microseconds
 
 
 def main(directive: str) -> int:

@@ -1,0 +1,73 @@
+"""Which modules of the reference are mutated: the ones that carry the rules the corpus exists for.
+
+One list, of glob patterns relative to the repository root, so a module that is split or renamed
+is followed by editing one line. ``path::name,name`` restricts a module to some of its top-level
+functions (recall's run record, not its search). Modules that only move bytes (storage, the CLI,
+the index) are left out: their faults show up as crashes of every scenario, which says nothing
+about the corpus.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import NamedTuple
+
+PATTERNS: tuple[str, ...] = (
+    # the hook: classification, shell lines, the search rule, run ids, tool categories, field readers
+    "reference/hook/classify.py",
+    "reference/hook/shell.py",
+    "reference/hook/search.py",
+    "reference/hook/claims.py",
+    "reference/hook/categories.py",
+    "reference/hook/agents/*.py",
+    "reference/pathmatch.py",
+    # the reducer, one rule per module (its package's __init__ plans which sessions a run reduces),
+    # and what it writes
+    "reference/reducer/__init__.py",
+    "reference/reducer/*.py",
+    "reference/upvoted.py",
+    "reference/ledger.py",
+    "reference/retention.py",
+    # recall's run record and its text
+    "reference/recall.py::run_record,record",
+    "reference/render.py",
+    "reference/session_env.py",
+    "reference/stats.py",
+    # relations
+    "reference/relations/*.py",
+    "reference/relations_view.py",
+)
+
+
+class Target(NamedTuple):
+    path: str  # relative to the repository root, with forward slashes
+    module: str  # dotted import name
+    only: tuple[str, ...]  # top-level functions to mutate; empty: the whole module
+
+    @property
+    def short(self) -> str:
+        """The module's name without ``reference.``, as ids and reports spell it."""
+        return self.module.removeprefix("reference.")
+
+
+def resolve(root: Path, patterns: tuple[str, ...] = PATTERNS) -> list[Target]:
+    """The target modules that exist under ``root``, in pattern order, each once. A package's
+    ``__init__`` is taken only when a pattern names it: most hold no rules, the reducer's does."""
+    found: dict[str, Target] = {}
+    for pattern in patterns:
+        glob, _, names = pattern.partition("::")
+        only = tuple(n.strip() for n in names.split(",") if n.strip())
+        for path in sorted(root.glob(glob)):
+            rel = path.relative_to(root).as_posix()
+            if (path.name == "__init__.py" and glob != rel) or not path.is_file() or rel in found:
+                continue
+            found[rel] = Target(rel, rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__"), only)
+    return list(found.values())
+
+
+def select(targets: list[Target], wanted: list[str] | None) -> list[Target]:
+    """The targets whose short name matches one of ``wanted`` (shell-style patterns)."""
+    if not wanted:
+        return targets
+    return [t for t in targets if any(fnmatch.fnmatchcase(t.short, w) or t.short == w for w in wanted)]

@@ -1,0 +1,114 @@
+"""Which scenarios execute which lines of the target modules, from one traced run of the corpus.
+
+A mutant is judged only by the scenarios that execute its code: the others would pass whatever the
+mutant does. Each scenario is run once against the unmutated reference under ``coverage`` with the
+scenario as the dynamic context; its lines, its outcome and its duration are kept per scenario,
+keyed by the scenario's own text and payloads and by the code of the reference and the harness, so
+a new or edited scenario is traced alone.
+
+Lines that run while the modules are imported (tables, defaults, helpers called at import) are
+recorded under the context ``<import>``: what they decide is used later by every scenario that uses
+the module, so :mod:`.plan` widens their scenarios accordingly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..case_runner import run_case
+from ..corpus import Corpus, Scenario
+from ..driver import connect
+from .judge import quick_io
+from .targets import Target
+
+IMPORT = "<import>"
+CASE_TIMEOUT = 120.0  # traced runs are slow; only a hung reference would reach this
+
+
+def purge_reference() -> None:
+    """Forget every imported module of the reference, so the next import runs its code again."""
+    for name in [n for n in sys.modules if n == "reference" or n.startswith("reference.")]:
+        del sys.modules[name]
+
+
+def code_hash(root: Path) -> str:
+    """The reference and the harness that judge a mutant: any change of them may change a verdict.
+    The mutation tool itself is left out (its operators are part of each mutant's id)."""
+    h = hashlib.sha256()
+    files = [*sorted((root / "reference").rglob("*.py")), *sorted((root / "conformance").rglob("*.py")),
+             *sorted((root / "conformance" / "schemas").rglob("*.json"))]
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("conformance/mutation/"):
+            continue
+        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def payload_names(scenario: Scenario) -> list[str]:
+    return sorted({str(step["hook"]) for step in scenario.steps if isinstance(step, dict) and step.get("hook")})
+
+
+def scenario_hash(scenario: Scenario, corpus: Corpus) -> str:
+    """The scenario's meaning: its file and the payloads its steps send."""
+    h = hashlib.sha256(scenario.path.read_bytes())
+    for name in payload_names(scenario):
+        payload = corpus.payloads.get(name)
+        h.update(b"\0" + name.encode() + b"\0" + (payload.path.read_bytes() if payload else b"-"))
+    return h.hexdigest()[:16]
+
+
+def trace(root: Path, corpus: Corpus, scenarios: Iterable[Scenario], targets: list[Target]) -> dict[str, dict[str, Any]]:
+    """``{case id: {"lines": {path: [line, ...]}, "outcome": ..., "duration": seconds}}`` for each
+    scenario, plus ``IMPORT`` with the lines that ran at import."""
+    import coverage
+
+    files = {str((root / t.path).resolve()): t.path for t in targets}
+    purge_reference()
+    cov = coverage.Coverage(data_file=None, include=list(files), config_file=False, branch=False)
+    out: dict[str, dict[str, Any]] = {}
+    outcomes: dict[str, tuple[str, float]] = {}
+    cov.start()
+    try:
+        cov.switch_context(IMPORT)
+        for target in targets:
+            try:
+                importlib.import_module(target.module)
+            except Exception:  # noqa: BLE001 - a module that fails to import is the baseline's problem
+                pass
+        driver = connect("reference")
+        with quick_io():
+            for scenario in scenarios:
+                cov.switch_context(scenario.id)
+                started = time.perf_counter()
+                result = run_case(driver, scenario, corpus.payloads, CASE_TIMEOUT)
+                outcomes[scenario.id] = (result.outcome, time.perf_counter() - started)
+        driver.stop()
+    finally:
+        cov.stop()
+    data = cov.get_data()
+    lines: dict[str, dict[str, set[int]]] = {}
+    for measured in data.measured_files():
+        rel = files.get(str(Path(measured).resolve()))
+        if rel is None:
+            continue
+        for line, contexts in data.contexts_by_lineno(measured).items():
+            for context in contexts:
+                lines.setdefault(context, {}).setdefault(rel, set()).add(line)
+    for case_id, (outcome, duration) in outcomes.items():
+        out[case_id] = {"lines": {p: sorted(ls) for p, ls in lines.get(case_id, {}).items()},
+                        "outcome": outcome, "duration": round(duration, 4)}
+    out[IMPORT] = {"lines": {p: sorted(ls) for p, ls in lines.get(IMPORT, {}).items()}, "outcome": "pass",
+                   "duration": 0.0}
+    return out
+
+
+def dump(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
