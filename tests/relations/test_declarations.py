@@ -56,7 +56,7 @@ def test_spec_contribute_example() -> None:
     ]
 
 
-@pytest.mark.parametrize(("block", "word"), [(["docs/x.md"], "a list"), ("docs/x.md", "a str"), (3, "a number")])
+@pytest.mark.parametrize(("block", "word"), [(["docs/x.md"], "a list"), ("docs/x.md", "a string"), (3, "a number")])
 def test_related_not_a_mapping_ignores_all(block: Any, word: str) -> None:
     result = parse(block)
     assert pairs(result) == []
