@@ -24,7 +24,10 @@ from .protocol import ProtocolViolation
 from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step, unset_paths
 
 DEFAULT_TIMEOUT = 60.0
-RUN_ID = re.compile(r" run=([0-9A-Za-z-]+)\s*$", re.MULTILINE)
+# A run id is read where the clauses put it and nowhere else: at the end of the start line or of the
+# no-hit line (its query quoted), never from a hit's title, tags or any other text a team file supplies.
+RUN_ID = re.compile(r'^(?:--- \[teamai:recall:start\] --- \(\d+ results?\)|No matching learnings found for ".*"\.)'
+                    r" run=(\S+?)\r?$", re.MULTILINE)
 
 
 class ScenarioError(ValueError):

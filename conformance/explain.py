@@ -22,12 +22,12 @@ from typing import Any
 
 from . import decisions, outcomes
 from .capabilities import action_of
+from .case_runner import RUN_ID
 from .corpus import Payload, Scenario
 from .decisions import describe, kind, run_line, settles_by_env, window
 from .driver import Driver
 from .trace import Trace, reference_trace
 
-PRINTED_RUN = re.compile(r" run=\S+\s*$", re.MULTILINE)
 VOTES = "expect.votes."
 NO_VOTES = re.compile(r"^expect\.no_votes\[(\d+)\]$")
 
@@ -137,8 +137,8 @@ def _printed(step: Mapping[str, Any], ref: Mapping[str, Any] | None,
     if ref is None or impl is None:
         return out
     action = action_of(step)
-    if action == "recall" and PRINTED_RUN.search(str(ref.get("stdout", ""))) \
-            and not PRINTED_RUN.search(str(impl.get("stdout", ""))):
+    if action == "recall" and RUN_ID.search(str(ref.get("stdout", ""))) \
+            and not RUN_ID.search(str(impl.get("stdout", ""))):
         out.append({"kind": "output", "decision": "run id not printed",
                     "words": ["the reference prints the run id at the end of its start (or no-hit) line; "
                               "the implementation printed none"]})

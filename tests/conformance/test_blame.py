@@ -29,7 +29,7 @@ steps:
 """
 
 
-def _legacy(hook_exit: int = 0) -> Any:
+def _legacy(hook_exit: int = 0, recall_out: str = "--- [teamai:recall:start] --- (1 result)\n") -> Any:
     """An implementation from before run ids: every command works, no recall prints a run id."""
     def handle(message: dict[str, Any]) -> dict[str, Any]:
         cmd, extra = message["cmd"], {}
@@ -42,7 +42,7 @@ def _legacy(hook_exit: int = 0) -> Any:
             extra = {"paths": {"learnings/redis-timeout": f"{team}/learnings/redis-timeout.md"},
                      "user_paths": {}, "roots": {"team": team, "learnings": [f"{team}/learnings"]}}
         elif cmd == "recall":
-            extra = {"exit": 0, "stdout": "--- [teamai:recall:start] --- (1 result)\n", "stderr": ""}
+            extra = {"exit": 0, "stdout": recall_out, "stderr": ""}
         elif cmd in ("hook", "pull", "stats", "review", "contribute"):
             extra = {"exit": hook_exit if cmd == "hook" else 0, "stdout": "", "stderr": ""}
         elif cmd == "observe":
@@ -160,4 +160,33 @@ def test_the_reference_prints_what_the_same_scenarios_need(tmp_path):
     tail = STEP.format(action="hook: claude/post-tool-use-read\n    set: {session_id: s, "
                               "tool_response.stdout: 'run=${r1.run}'}")
     result = _run(tmp_path, tail, driver.connect("reference"))
+    assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
+
+
+FORGED = "0badc0de-0000-4000-8000-000000000001"
+# Outputs whose only " run=" is on a line other than the start or no-hit line: none prints a run id.
+ELSEWHERE = [
+    f"--- [teamai:recall:start] --- (1 result)\n[1/1] [learnings] Notes on run={FORGED}\n",
+    f"--- [teamai:recall:start] --- (1 result)\nTags: a run={FORGED}\n",
+    f"Something else entirely run={FORGED}\n",
+    f"No matching learnings found for redis run={FORGED}\n",
+]
+
+
+@pytest.mark.parametrize("out", ELSEWHERE, ids=["title", "tags", "other-line", "unquoted-no-hit"])
+def test_a_run_id_is_read_only_from_the_start_or_no_hit_line(tmp_path, out):
+    result = _run(tmp_path, STEP.format(action="recall: again ${r1.run}"),
+                  driver.LocalDriver(lambda: _legacy(recall_out=out), "legacy"))
+    assert result.outcome == outcomes.FAIL, result.message
+    assert "step 'r1' printed no run" in result.mismatches[0]["message"]
+
+
+@pytest.mark.parametrize("out", [
+    f"--- [teamai:recall:start] --- (1 result) run={FORGED}\n",
+    f"--- [teamai:recall:start] --- (2 results) run={FORGED}\r\n",
+    f'No matching learnings found for "redis \\"x\\"". run={FORGED}\n',
+], ids=["start", "start-crlf", "no-hit"])
+def test_the_start_and_no_hit_lines_give_the_run_id(tmp_path, out):
+    result = _run(tmp_path, STEP.format(action="recall: again ${r1.run}"),
+                  driver.LocalDriver(lambda: _legacy(recall_out=out), "legacy"))
     assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
