@@ -11,7 +11,8 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import applicability, outcomes, timeline, vacuity, without_relations
@@ -30,6 +31,17 @@ RUN_ID = re.compile(r'^(?:--- \[teamai:recall:start\] --- \(\d+ results?\)|No ma
                     r" run=(\S+?)\r?$", re.MULTILINE)
 
 
+@dataclass(frozen=True)
+class Observation:
+    """Everything a case's expectations are judged on, so another scenario's ``expect`` can be
+    judged on this run too (``pairs.flip``)."""
+
+    observed: Mapping[str, Any]
+    steps: list[StepOutcome]
+    ctx: Context
+    norm: Normalizer
+
+
 class ScenarioError(ValueError):
     """The scenario cannot be turned into messages (a corpus fault, not the implementation's)."""
 
@@ -46,9 +58,11 @@ class _Unprinted(Exception):
 
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
              timeout: float = DEFAULT_TIMEOUT, trace: Tracer | None = None,
-             explain: bool = True) -> outcomes.CaseResult:
+             explain: bool = True,
+             observer: Callable[[Observation], None] | None = None) -> outcomes.CaseResult:
     """``trace``: observe after every step and hand each answer to it (``explain.py`` replays a
-    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``)."""
+    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``).
+    ``observer``, when given, gets what the run observed once every step has run."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
@@ -63,7 +77,7 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     session = _Session(driver, time.monotonic() + timeout, timeout, trace)
     try:
         twin = _twin(session, scenario, payloads) if without_relations.wanted(plan.expect) else None
-        _drive(session, scenario, payloads, folder, result, plan.expect, twin)
+        _drive(session, scenario, payloads, folder, result, plan.expect, twin, observer)
         if result.outcome == outcomes.PASS:
             result.vacuous = vacuity.vacuous(plan.expect, scenario.steps)
     except DriverTimeout as exc:
@@ -151,7 +165,8 @@ def _apply(ctx: Context, value: Any, where: str) -> Any:
 
 def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
            result: outcomes.CaseResult, expect: Mapping[str, Any],
-           twin: list[dict[str, Any]] | None = None) -> None:
+           twin: list[dict[str, Any]] | None = None,
+           observer: Callable[[Observation], None] | None = None) -> None:
     data = scenario.data
     times = timeline.instants(data)
     first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
@@ -195,6 +210,8 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     result.steps = _reported(done, norm)
     result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
                        "stats": norm(observed.get("stats"))}
+    if observer is not None:
+        observer(Observation(observed, done, ctx, norm))
     try:
         mismatches = evaluate(without_relations.without_key(expect), observed, done, ctx, norm)
     except SubstitutionError as exc:

@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show cases with their clauses and needs")
     show.add_argument("selectors", nargs="*", metavar="SELECTOR", help=SELECTOR_HELP)
     show.add_argument("--agent", help=AGENT_HELP)
-    sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates)")
+    check = sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates, isolating pairs)")
+    check.add_argument("--require-pairs", action="store_true",
+                       help="fail when a clause has no isolating pair (isolates:/twin:) yet")
     from .import_capture import add_parser as add_import_capture
 
     add_import_capture(sub)
@@ -142,7 +144,7 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
         return EXIT_USAGE
     corpus = corpus_mod.load(root)
     if args.command == "lint":
-        return _lint(corpus, out, err)
+        return _lint(corpus, out, err, args.require_pairs)
     if args.command == "list":
         return _list(corpus, args.only, args.agent, args.json, out, err)
     if args.command == "show":
@@ -165,10 +167,24 @@ def _select(corpus: corpus_mod.Corpus, only: list[str], agent: str | None,
         return None
 
 
-def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str]) -> int:
-    from . import recorded_shapes
+def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str], require_pairs: bool = False) -> int:
+    from . import pairs, recorded_shapes
 
     problems = lint.lint(corpus)
+    try:
+        unpaired = pairs.unpaired(corpus, clause_catalogue.load(corpus.clauses_path))
+    except clause_catalogue.CatalogueError:
+        unpaired = []  # lint.lint has said why
+    reasons = pairs.listed(corpus)[0]
+    missing = [clause for clause in unpaired if clause not in reasons]
+    if require_pairs:
+        problems += [f"{clause}: no isolating pair (isolates:/twin:)" for clause in missing]
+    elif missing:
+        out.write(f"corpus-lint: {len(missing)} clause(s) without an isolating pair:\n")
+        out.writelines(f"  {clause}\n" for clause in missing)
+    if reasons:
+        out.write(f"corpus-lint: {len(reasons)} clause(s) listed as having none, with the reason, in "
+                  f"{'/'.join(pairs.LISTED_FILE)}\n")
     for problem in problems:
         err.write(f"{problem}\n")
     out.write(recorded_shapes.describe(recorded_shapes.tally(

@@ -9,11 +9,13 @@
   unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
   parse; every ``output_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
-  title and provenance is unique;
+  title, provenance and pair marks (``isolates``, ``twin``) is unique;
 - every expectations file kept with the corpus (``conformance/expectations/*.toml``) is valid
   and names only cases the corpus has.
 - a payload of an agent whose real payloads were recorded has that shape, or says why not
   (``recorded_shapes.py``).
+- isolating pairs (``isolates:``/``twin:``) point at each other, name their clause, and differ
+  only a little (``pairs.py``; which clauses still lack a pair is ``pairs.unpaired``).
 """
 
 from __future__ import annotations
@@ -27,13 +29,13 @@ from typing import Any
 
 import jsonschema
 
-from . import clauses, expectations, recorded_shapes, timeline
+from . import clauses, expectations, pairs, recorded_shapes, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
 from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, step_name
 
-META_KEYS = ("id", "title", "provenance", "shrunk_from", "observations")
+META_KEYS = ("id", "title", "provenance", "shrunk_from", "observations", "isolates", "twin")
 
 
 @cache
@@ -98,6 +100,8 @@ def lint(corpus: Corpus) -> list[str]:
         if origin is not None and scenario.data.get("provenance") != "regression":
             problems.append(f"{rel}: a case shrunk from another is provenance regression")
         problems += [f"{rel}: {p}" for p in blocking(scenario, corpus, schema=False)]
+    problems += pairs.problems(corpus, catalogue)
+    problems += pairs.listing_problems(corpus, loaded)
     problems += _expectation_files(corpus, set(seen_ids))
     return problems
 
