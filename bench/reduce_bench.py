@@ -88,16 +88,38 @@ class _LogState:
         """The saved state, and one more agent turn just now: a recall, its claim, reads of two of
         its docs and of one other."""
         for path in self.paths:
-            if os.path.exists(path):
+            if path not in self.saved and os.path.exists(path):
                 os.unlink(path)
         for path, data in self.saved.items():
-            with open(path, "wb") as fh:
+            # In place: the log keeps its inode, as a real log does between Stops (the checkpoint
+            # names the file it describes, and a replaced log means a full read).
+            with open(path, "r+b" if os.path.exists(path) else "wb") as fh:
                 fh.write(data)
+                fh.truncate()
+        self._same_log()
         run_id = f"b{self.rng.randrange(16**7):07x}-0000-4000-8000-{self.rng.randrange(16**12):012x}"
         lines = logsynth.turn_lines(STOP_SESSION, time.time() - 30, run_id, self.rng.sample(self.pool[:40], 3),
                                     self.rng, reads=2, others=[self.rng.choice(self.pool)])
         with open(self.paths[0], "ab") as fh:
             fh.write(logsynth.encode(lines))
+
+    def _same_log(self) -> None:
+        """A ``pull`` replaces the log file (it prunes it): the saved checkpoint then names a file
+        that is gone. It is made to name the log put back, as it named the saved one."""
+        log, checkpoint = self.paths[0], self.paths[1]
+        if checkpoint not in self.saved or not os.path.exists(log):
+            return
+        head, newline, rest = self.saved[checkpoint].partition(b"\n")
+        try:
+            fields = json.loads(head)
+        except ValueError:
+            return
+        st = os.stat(log)
+        if not newline or (fields.get("dev"), fields.get("ino")) == (st.st_dev, st.st_ino):
+            return
+        fields.update(dev=st.st_dev, ino=st.st_ino)
+        with open(checkpoint, "wb") as fh:
+            fh.write(json.dumps(fields).encode() + b"\n" + rest)
 
     def timed(self, cmd: list[str], stdin: bytes = b"") -> float:
         self.put_back_with_a_turn()

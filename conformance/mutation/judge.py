@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import select
+import shutil
 import signal
 import sys
 import tempfile
@@ -239,7 +240,11 @@ def run_jobs(jobs: Iterable[Job], compile_mutant: Callable[[Mutant], types.CodeT
 
 def _child(job: Job, code: types.CodeType, stale: set[str], corpus: Corpus, baseline: dict[str, str],
            write_fd: int) -> None:
+    # A mutant may write where it should not (a path and its content swapped, a relative name): the
+    # child works in a folder of its own, so nothing lands in the working tree.
+    scratch = tempfile.mkdtemp(prefix="teamai-mutant-")
     try:
+        os.chdir(scratch)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
@@ -253,6 +258,7 @@ def _child(job: Job, code: types.CodeType, stale: set[str], corpus: Corpus, base
         while data:
             data = data[os.write(write_fd, data):]
     finally:
+        shutil.rmtree(scratch, ignore_errors=True)
         os._exit(0)
 
 

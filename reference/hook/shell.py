@@ -73,6 +73,7 @@ class Word(NamedTuple):
     text: str
     literal: bool  # False when the shell would still expand it (variable, glob, ``~user``, braces)
     home: bool = False  # starts with an unquoted ``~`` or ``~/``: the home folder (see SHELL-HOME-TILDE)
+    assignment: bool = False  # ``NAME=…`` with the name and ``=`` unquoted: in front of a command, an assignment
 
 
 class Command(NamedTuple):
@@ -134,12 +135,20 @@ def tokenize(text: str, dialect: str = POSIX) -> tuple[list[Word | str], bool, b
     i, n = 0, len(text)
 
     home = False  # the word began with an unquoted home prefix
+    quoted_at = -1  # how much of the word was read before its first quote or escape (-1: none)
 
     def flush() -> None:
-        nonlocal buf, literal, started, quoted_any, home
+        nonlocal buf, literal, started, quoted_any, home, quoted_at
         if started:
-            tokens.append(Word("".join(buf), literal, home and literal))
-        buf, literal, started, quoted_any, home = [], True, False, False, False
+            word = "".join(buf)
+            named = _ASSIGN.match(word) is not None and (quoted_at < 0 or word.index("=") < quoted_at)
+            tokens.append(Word(word, literal, home and literal, named))
+        buf, literal, started, quoted_any, home, quoted_at = [], True, False, False, False, -1
+
+    def quoting() -> None:
+        nonlocal quoted_at
+        if quoted_at < 0:
+            quoted_at = sum(map(len, buf))
 
     while i < n:
         ch = text[i]
@@ -156,6 +165,7 @@ def tokenize(text: str, dialect: str = POSIX) -> tuple[list[Word | str], bool, b
                 if text[i + 1] == "\n":
                     i += 2
                     continue
+                quoting()
                 buf.append(text[i + 1])
                 started = True
                 i += 2
@@ -177,11 +187,13 @@ def tokenize(text: str, dialect: str = POSIX) -> tuple[list[Word | str], bool, b
             end = text.find("'", i + 1)
             if end < 0:
                 return tokens, subst, True
+            quoting()
             buf.append(text[i + 1:end])
             started = quoted_any = True
             i = end + 1
             continue
         if ch == '"':
+            quoting()
             i += 1
             started = quoted_any = True
             while True:
@@ -315,7 +327,7 @@ def parse(text: str, dialect: str = POSIX) -> Parsed:
             if pending is not None:
                 redirects.append((pending, tok.text))
                 pending = None
-            elif not words and _ASSIGN.match(tok.text):
+            elif not words and tok.assignment:
                 assigns.append(tok.text)
             else:
                 if not words and not tok.literal and tok.text in ("{", "}"):  # unquoted: a group

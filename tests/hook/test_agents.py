@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from reference.hook import dispatch
+from reference.hook import dispatch, shell
 from reference.hook.toolcall import FAILURE, SUCCESS, UNKNOWN, ToolCall
 
 DOC = "/home/ana/proj/team/learnings/redis-timeout.md"
@@ -238,3 +240,22 @@ def test_the_session_is_session_id_then_sessionId_then_conversation_id(
     for shape in shapes:
         assert parse(agent, {**shape, **fields}).session == expected
         assert parse(agent, {**fields}, "stop").session == expected
+
+
+_ARGV_WORDS = st.lists(st.one_of(
+    st.sampled_from(["A=b", "cat", "x.md", "--file=x.md", "a b.md", "it's", "~/notes.md", "$HOME", "*.md", "-n",
+                     "", "=", "PATH=/bin", "é.md", "a;b", "a|b", "(x)"]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)), min_size=1, max_size=5)
+
+
+@given(_ARGV_WORDS)
+def test_an_argv_list_reads_back_as_exactly_its_words(argv: list[str]) -> None:
+    """exec runs an argv as it is: no word of it is an assignment, an operator or an expansion, so
+    the line it is joined into must read back as the same words and nothing else."""
+    assume(not (len(argv) >= 3 and argv[-2] in ("-c", "-lc", "-Command", "/c")))
+    call = parse("codex", claude_like(tool_name="Bash", tool_input={"command": argv}, tool_response=""))
+    parsed = shell.parse(call.command or "")
+    assert not parsed.compound and not parsed.broken, call.command
+    (cmd,) = parsed.commands()
+    assert cmd.assignments == () and cmd.redirects == (), call.command
+    assert [w.text for w in cmd.words] == argv and all(w.literal and not w.home for w in cmd.words), call.command

@@ -229,3 +229,15 @@ def test_a_wrapper_that_moves_the_folder_moves_the_base(form: str) -> None:
                                   "su -c {}"])
 def test_other_programs_in_front_are_not_wrappers(form: str) -> None:
     assert shell.analyze(form.format(f"cat {DOC}")).kind == shell.OTHER
+
+
+@pytest.mark.parametrize("line, assigns, words", [
+    ("A=b cat x.md", ("A=b",), ["cat", "x.md"]),
+    ("'A=b' cat x.md", (), ["A=b", "cat", "x.md"]),
+    ('"A"=b cat x.md', (), ["A=b", "cat", "x.md"]),
+    ("A\\=b cat x.md", (), ["A=b", "cat", "x.md"]),
+    ("A='b c' cat x.md", ("A=b c",), ["cat", "x.md"]),
+])
+def test_only_an_unquoted_name_and_equals_sign_make_an_assignment(line, assigns, words):
+    (cmd,) = shell.parse(line).commands()
+    assert cmd.assignments == assigns and [w.text for w in cmd.words] == words

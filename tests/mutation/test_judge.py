@@ -142,14 +142,40 @@ def test_the_committed_equivalents_name_real_mutants() -> None:
 
 def test_targets_follow_patterns(tmp_path: Path) -> None:
     (tmp_path / "reference" / "reducer").mkdir(parents=True)
-    for name in ("reference/reducer/__init__.py", "reference/reducer/settle.py", "reference/reducer_join.py",
-                 "reference/recall.py"):
+    (tmp_path / "reference" / "relations").mkdir(parents=True)
+    for name in ("reference/reducer/__init__.py", "reference/reducer/settle.py", "reference/relations/__init__.py",
+                 "reference/relations/links.py", "reference/recall.py"):
         (tmp_path / name).write_text("X = 1\n", encoding="utf-8")
     found = {t.path: t for t in targets.resolve(tmp_path)}
-    assert set(found) == {"reference/reducer/settle.py", "reference/reducer_join.py", "reference/recall.py"}
+    # a package's __init__ only when a pattern names it: the reducer's, not the one relations/* finds
+    assert set(found) == {"reference/reducer/__init__.py", "reference/reducer/settle.py",
+                          "reference/relations/links.py", "reference/recall.py"}
+    assert found["reference/reducer/__init__.py"].module == "reference.reducer"
     assert found["reference/recall.py"].only == ("run_record", "record")
     assert found["reference/reducer/settle.py"].module == "reference.reducer.settle"
     assert [t.short for t in targets.select(list(found.values()), ["reducer.*"])] == ["reducer.settle"]
+    assert [t.short for t in targets.select(list(found.values()), ["reducer"])] == ["reducer"]
+
+
+def test_a_mutated_package_is_served_with_its_submodules_still_found(tmp_path: Path) -> None:
+    import importlib
+    import sys
+
+    package = tmp_path / "served_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .sub import VALUE\nDOUBLED = VALUE * 2\n", encoding="utf-8")
+    (package / "sub.py").write_text("VALUE = 21\n", encoding="utf-8")
+    code = compile("from .sub import VALUE\nDOUBLED = VALUE * 3\n", str(package / "__init__.py"), "exec")
+    serve = judge._Serve("served_pkg", str(package / "__init__.py"), code)
+    sys.meta_path.insert(0, serve)
+    try:
+        module = importlib.import_module("served_pkg")
+        assert module.DOUBLED == 63  # the mutated code ran, and found its submodule next to it
+        assert importlib.import_module("served_pkg.sub").VALUE == 21
+    finally:
+        sys.meta_path.remove(serve)
+        for name in ("served_pkg", "served_pkg.sub"):
+            sys.modules.pop(name, None)
 
 
 def test_a_run_reports_and_a_rerun_judges_only_what_a_new_scenario_reaches(tmp_path: Path, capsys) -> None:

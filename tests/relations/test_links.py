@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from reference.relations import extract, links
@@ -114,3 +116,106 @@ def test_parser_never_fails_and_keeps_only_local_targets(text: str) -> None:
 @given(st.text(alphabet=st.sampled_from(list("[]()ab./ ")), max_size=40))
 def test_nothing_inside_a_fence_is_a_link(inner: str) -> None:
     assert links.local_targets("```\n" + inner.replace("`", "") + "\n```\n") == []
+
+
+# --- Markdown in the domain's own terms -----------------------------------------------------
+# Random characters almost never make a local link, so the two properties above say little about
+# the links a team writes. Here a file at a real place in the tree gets lines of the links a team
+# writes (inline, with a title, in angle brackets, reference definitions, with an anchor or a
+# query, percent-encoded) to real assets, to files that are no asset and out of the tree, next to
+# what is never a local link (images, escaped brackets, code spans, fenced blocks, the web, mail,
+# absolute paths, a bare anchor). The generator knows which lines are local links and where each
+# lands, and the parser must agree, in file order.
+
+SOURCES = ("rules/payments.md", "rules/finance/refunds.md", "docs/payments-overview.md",
+           "learnings/ops/redis-timeout.md", "learnings/deploy-freeze.md")
+# tree path of an asset -> the file a link may point at
+TARGETS = {"rules/payments.md": "rules/payments.md", "docs/payments-overview.md": "docs/payments-overview.md",
+           "docs/my notes.md": "docs/my notes.md", "learnings/ops/redis-timeout": "learnings/ops/redis-timeout.md",
+           "skills/release": "skills/release/SKILL.md",
+           "teamwiki/evidence/code/pay/modules/ledger-receipts.md":
+               "teamwiki/evidence/code/pay/modules/ledger-receipts.md"}
+NOT_LOCAL = ("![diagram]({d})", "\\[escaped]({d})", "`[in code]({d})`", "```\n[fenced]({d})\n```",
+             "~~~md\n[fenced]: {d}\n~~~", "[web](https://example.com/{d})", "[mail](mailto:team@example.com)",
+             "[absolute](/{d})", "[anchor](#usage)")
+
+
+@st.composite
+def _markdown(draw: st.DrawFn) -> tuple[str, str, list[tuple[str, str | None]]]:
+    """A source file, its text, and each local link's destination with the asset it lands on."""
+    source = draw(st.sampled_from(SOURCES))
+    base = posixpath.dirname(source)
+    lines: list[str] = []
+    want: list[tuple[str, str | None]] = []
+    for n in range(draw(st.integers(1, 6))):
+        what = draw(st.sampled_from(["asset"] * 4 + ["no asset", "outside", "not local", "not local"]))
+        if what == "asset":
+            path = draw(st.sampled_from(sorted(TARGETS)))
+            dest = posixpath.relpath(TARGETS[path], base)
+            if path == "skills/release" and draw(st.booleans()):
+                dest = posixpath.dirname(dest) + "/"
+            landed: str | None = path
+        elif what == "no asset":
+            dest, landed = posixpath.relpath(draw(st.sampled_from(["README.md", "rules/x.txt", "notes/a.md"])),
+                                             base), None
+        elif what == "outside":
+            dest, landed = "../" * (base.count("/") + 2) + "outside.md", None
+        else:
+            dest = posixpath.relpath(draw(st.sampled_from(sorted(TARGETS.values()))), base)
+            lines.append(draw(st.sampled_from(NOT_LOCAL)).format(d=dest.replace(" ", "%20")))
+            continue
+        written = dest.replace(" ", "%20") + draw(st.sampled_from(["", "", "#usage", "?plain=1"]))
+        style = draw(st.sampled_from(["inline", "title", "angle", "definition"]))
+        if style == "definition":
+            lines.append(f"[ref{n}]: {written}")
+        elif style == "angle":
+            lines.append(f"See [this](<{written}>) for more.")
+        elif style == "title":
+            lines.append(f'See [this]({written} "the {what}") for more.')
+        else:
+            lines.append(f"See [this]({written}) for more.")
+        want.append((dest, landed))
+    return source, "\n".join(lines) + "\n", want
+
+
+# The least share of examples that must reach each case, or the property tests too little.
+LEAST_SHARE = {"a local link": 0.7, "a link to an asset": 0.6, "two or more local links": 0.4,
+               "a link that lands on no asset": 0.2, "a link that is never local": 0.2,
+               "a link to a skill's folder": 0.02, "a percent-encoded link": 0.1}
+
+
+def test_links_a_team_writes_are_found_in_order_and_land_where_they_point() -> None:
+    reached: Counter[str] = Counter()
+
+    @settings(max_examples=400, deadline=None, database=None)
+    @given(_markdown())
+    def prop(case: tuple[str, str, list[tuple[str, str | None]]]) -> None:
+        source, text, want = case
+        cases = {"examples"}
+        if want:
+            cases.add("a local link")
+        if len(want) > 1:
+            cases.add("two or more local links")
+        if any(landed for _, landed in want):
+            cases.add("a link to an asset")
+        if any(landed is None for _, landed in want):
+            cases.add("a link that lands on no asset")
+        if len(want) < len(text.splitlines()):
+            cases.add("a link that is never local")
+        if any(dest.endswith("/") for dest, _ in want):
+            cases.add("a link to a skill's folder")
+        if "%20" in text:
+            cases.add("a percent-encoded link")
+        for case_name in sorted(cases - {"examples"}):
+            event(case_name)
+        reached.update(cases)
+        found = links.local_targets(text)
+        assert found == [dest for dest, _ in want]
+        for dest, landed in want:
+            target = links.resolve(dest, source)
+            assert (target.tree_path if target else None) == landed, dest
+
+    prop()
+    shares = {case: reached[case] / reached["examples"] for case in LEAST_SHARE}
+    short = {case: round(share, 2) for case, share in shares.items() if share < LEAST_SHARE[case]}
+    assert not short, f"cases reached in too small a share of examples: {short} ({dict(reached)})"

@@ -115,7 +115,9 @@ def command(tool_input: Mapping[str, Any]) -> str | None:
 
 
 def _quote(word: str) -> str:
-    if word and all(c.isalnum() or c in "@%+=:,./-_" for c in word):
+    """One argv word as a shell word that reads back as itself: exec never treats ``A=b`` as an
+    assignment nor expands anything, so only words that no shell could read otherwise stay bare."""
+    if word and all(c.isalnum() or c in "@%+:,./-_" for c in word):
         return word
     return "'" + word.replace("'", "'\"'\"'") + "'"
 

@@ -1,0 +1,141 @@
+"""Generated scenarios run end to end through the harness's in-process driver, the way
+``teamai-conformance run`` runs a scenario file; a failing one is written out as a file.
+
+Also: how many examples a property runs (``TEAMAI_SESSION_EXAMPLES`` for a long local run), and the
+check that the cases an invariant exists for were reached often enough to mean something.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import hypothesis
+from hypothesis import event
+
+from conformance import corpus, counterexample
+from conformance.case_runner import run_case
+from conformance.driver import Driver, connect
+from conformance.outcomes import CaseResult
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES_ENV = "TEAMAI_SESSION_EXAMPLES"
+_STATE: dict[str, Any] = {}
+
+
+def _long_run() -> int | None:
+    value = os.environ.get(EXAMPLES_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def examples(default: int, share: int = 1) -> int:
+    """``default`` in the suite (a CI run on two cores), or ``$TEAMAI_SESSION_EXAMPLES``; divided
+    among ``share`` properties that make up one test."""
+    total = _long_run() or default
+    return max(1, -(-total // share))
+
+
+def profile(default: int, share: int = 1) -> dict[str, Any]:
+    """Settings for a generated-session property. In the suite its examples are derandomized: a
+    few dozen end-to-end examples cannot reach the rarer cases in a stable share, and a check on
+    shares that fails one run in ten would teach people to ignore it. The examples then change
+    only with the code, and the share check says when a change stops reaching a case. A long run
+    (``$TEAMAI_SESSION_EXAMPLES``) draws fresh examples every time, to find new counterexamples."""
+    return {"deadline": None, "max_examples": examples(default, share), "derandomize": _long_run() is None}
+
+
+def payloads() -> dict[str, corpus.Payload]:
+    if "payloads" not in _STATE:
+        found = {}
+        for path in sorted((ROOT / "payloads").glob("*/*.json")):
+            name = f"{path.parent.name}/{path.stem}"
+            found[name] = corpus.Payload(name, path, path.relative_to(ROOT).as_posix(),
+                                         json.loads(path.read_text(encoding="utf-8")))
+        _STATE["payloads"] = found
+    return dict(_STATE["payloads"])
+
+
+def driver() -> Driver:
+    if "driver" not in _STATE:
+        _STATE["driver"] = connect("reference")
+    return _STATE["driver"]  # type: ignore[no-any-return]
+
+
+def run(data: dict[str, Any], area: str) -> CaseResult:
+    scenario = corpus.Scenario(Path(f"{data['id']}.yaml"), f"scenarios/{area}/{data['id']}.yaml", area, data)
+    return run_case(driver(), scenario, payloads(), timeout=300)
+
+
+def final_example() -> bool:
+    """Whether this is Hypothesis's last run of a failing example (the shrunk one it reports)."""
+    try:
+        from hypothesis.control import current_build_context
+
+        return bool(current_build_context().is_final)
+    except Exception:  # outside Hypothesis: every failure is final
+        return True
+
+
+def reproduction(test: str) -> list[str]:
+    lines = [f"Found by {test} (Hypothesis {hypothesis.__version__})."]
+    try:
+        from hypothesis.control import current_build_context
+        from hypothesis.core import global_force_seed, reproduction_decorator
+
+        lines.append(f"Seed: {global_force_seed if global_force_seed is not None else 'random'}; the example: "
+                     f"{reproduction_decorator(current_build_context().data.choices)} on its property.")
+    except Exception:
+        pass
+    return lines
+
+
+def fail(test: str, invariant: str, problems: list[str], cases: list[tuple[dict[str, Any], str]],
+         details: Any = None) -> NoReturn:
+    """Fail the example; on Hypothesis's final run, write each scenario of ``cases`` (data, area)
+    out as a counterexample and name the files."""
+    lines = [f"{invariant}:", *(f"  - {p}" for p in problems)]
+    if details is not None:
+        lines.append("the spec's verdicts: " + json.dumps(details, ensure_ascii=False, default=str))
+    if final_example():
+        comments = [*reproduction(test), f"Invariant broken: {invariant}.", *problems,
+                    "Review it; to keep it, move the file into scenarios/<area>/ and give it a real title."]
+        for data, area in cases:
+            path = counterexample.write(data, area, payloads(), comments)
+            lines.append(f"counterexample written to {path}; run it with: {counterexample.rerun(path)}")
+    raise AssertionError("\n".join(lines))
+
+
+class Reach:
+    """How often each interesting case was reached, to fail a property whose examples miss them."""
+
+    def __init__(self) -> None:
+        self.examples = 0
+        self.cases: Counter[str] = Counter()
+
+    def saw(self, cases: Iterable[str]) -> None:
+        self.examples += 1
+        for case in sorted(set(cases)):
+            self.cases[case] += 1
+            event(case)
+
+    def saw_once(self, case: str) -> None:
+        """Count ``case`` for the example being judged (after :meth:`saw`)."""
+        self.cases[case] += 1
+        event(case)
+
+    def share(self, case: str) -> float:
+        return self.cases[case] / self.examples if self.examples else 0.0
+
+    def require(self, minimum: dict[str, float]) -> None:
+        short = {case: f"{self.share(case):.0%} < {want:.0%}" for case, want in minimum.items()
+                 if self.share(case) < want}
+        assert not short, (f"over {self.examples} examples these cases were reached too rarely to test anything: "
+                           f"{short}; reached: {dict(self.cases)}")
+
+    def report(self) -> str:
+        return f"{self.examples} examples: " + ", ".join(
+            f"{case} {n / self.examples:.0%}" for case, n in sorted(self.cases.items()))
