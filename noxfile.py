@@ -69,9 +69,11 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(name="corpus_lint")
 def corpus_lint(session: nox.Session) -> None:
-    """Schema-valid scenarios and payloads, unique ids, known clauses, no duplicate meanings."""
+    """Schema-valid scenarios and payloads, unique ids, known clauses, no duplicate meanings, and the
+    generated scenarios as the spec's tables give them."""
     _install(session)
     session.run("teamai-conformance", "lint")
+    session.run("teamai-conformance", "generate", "--check")
 
 
 @nox.session

@@ -6,7 +6,7 @@ Exit codes:
 0      every outcome as expected (pass, xfail, skip, not-applicable)
 1      at least one unexpected outcome (fail, error, crash, timeout, xpass)
 2      usage: unknown command or option, bad argument
-3      the corpus (or the expectations file) is invalid; ``lint`` found problems
+3      the corpus (or the expectations file, or a table) is invalid; ``lint`` found problems
 4      the driver is unusable: it did not start or failed the handshake
 =====  ==============================================================
 
@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .import_capture import add_parser as add_import_capture
 
     add_import_capture(sub)
+    from . import honesty
+    from .generate import sync as generate
+
+    generate.add_parser(sub)
+    honesty.add_parser(sub)
     page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
     page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
     page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
@@ -139,6 +144,10 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
 
         return import_capture.run(args, (args.corpus or DEFAULT_ROOT).resolve(), out, err)
     root = (args.corpus or DEFAULT_ROOT).resolve()
+    if args.command == "generate":
+        from .generate import sync as generate
+
+        return generate.run(args, root, out, err)
     if not (root / "scenarios").is_dir():
         err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
         return EXIT_USAGE
@@ -149,6 +158,10 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
         return _list(corpus, args.only, args.agent, args.json, out, err)
     if args.command == "show":
         return _show(corpus, args.selectors, args.agent, out, err)
+    if args.command == "honesty":
+        from . import honesty
+
+        return honesty.run(args, corpus, out, err)
     if args.command == "shrink":
         return cli_compare.run_shrink(corpus, args, out, err)
     if args.command == "diff":

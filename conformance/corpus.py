@@ -1,4 +1,5 @@
-"""Reading the corpus: scenarios (``scenarios/<area>/*.yaml``) and payloads (``payloads/<agent>/*.json``).
+"""Reading the corpus: scenarios (``scenarios/<area>/*.yaml``, and ``scenarios/<area>/generated/*.yaml``
+written by ``teamai-conformance generate``) and payloads (``payloads/<agent>/*.json``).
 
 Loading never raises on a bad file: a file that cannot be read becomes a :class:`Problem`, so
 ``lint`` can report every fault at once and ``run`` can refuse to start with a clear list.
@@ -18,11 +19,23 @@ import yaml
 from . import selection
 
 SCENARIO_GLOB = "*.yaml"
+GENERATED = "generated"  # the folder of an area that ``teamai-conformance generate`` owns
 PAYLOAD_GLOB = "*.json"
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe YAML without implicit timestamps (they stay the strings the author wrote)."""
+    """Safe YAML without implicit timestamps (they stay the strings the author wrote), refusing a
+    key written twice in one mapping: YAML keeps the last, so the first would vanish unseen."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{key!r} appears twice in one mapping", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -125,7 +138,8 @@ def load(root: Path) -> Corpus:
     """The corpus under ``root`` (the folder holding ``scenarios/`` and ``payloads/``)."""
     root = root.resolve()
     corpus = Corpus(root, clauses_path=find_clauses(root))
-    for path in sorted((root / "scenarios").glob(f"*/{SCENARIO_GLOB}")):
+    scenarios = root / "scenarios"
+    for path in sorted([*scenarios.glob(f"*/{SCENARIO_GLOB}"), *scenarios.glob(f"*/{GENERATED}/{SCENARIO_GLOB}")]):
         rel = path.relative_to(root).as_posix()
         try:
             data = load_yaml(path.read_text(encoding="utf-8"))
@@ -135,7 +149,8 @@ def load(root: Path) -> Corpus:
         if not isinstance(data, dict):
             corpus.problems.append(Problem(rel, "is not a mapping"))
             continue
-        corpus.scenarios.append(Scenario(path, rel, path.parent.name, data))
+        area = path.parent.parent.name if path.parent.name == GENERATED else path.parent.name
+        corpus.scenarios.append(Scenario(path, rel, area, data))
     for path in sorted((root / "payloads").glob(f"*/{PAYLOAD_GLOB}")):
         rel = path.relative_to(root).as_posix()
         try:

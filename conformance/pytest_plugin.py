@@ -1,6 +1,6 @@
-"""pytest plugin: every scenario of the corpus is a test item named by its case id, so ``-k``,
-``--lf`` and ``-x`` work on case ids (and ``-k`` on the agents a case concerns and its area's
-folder), against any implementation.
+"""pytest plugin: every scenario of the corpus (``<area>/*.yaml`` and ``<area>/generated/*.yaml``)
+is a test item named by its case id, so ``-k``, ``--lf`` and ``-x`` work on case ids (and ``-k``
+on the agents a case concerns and its area's folder), against any implementation.
 
 Options (all optional; without them the corpus under ``<rootdir>/scenarios/`` runs against the
 in-process reference, as it always did):
@@ -119,7 +119,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         rel = file_path.relative_to(_corpus_root(parent.config) / "scenarios")
     except ValueError:
         return None
-    if file_path.suffix == ".yaml" and len(rel.parts) == 2:
+    if file_path.suffix == ".yaml" and (len(rel.parts) == 2 or (len(rel.parts) == 3 and rel.parts[1] == corpus_mod.GENERATED)):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
 

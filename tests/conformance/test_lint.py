@@ -84,6 +84,17 @@ def test_bad_payload_and_unreadable_files(corpus_copy):
     assert "broken.yaml: cannot be read as YAML" in problems
 
 
+def test_a_key_written_twice_is_refused_not_silently_overwritten(corpus_copy):
+    # YAML loaders keep the last of two equal keys, so a second log_contains (as a merge of two
+    # edits can leave) would drop every line of the first without a word.
+    (corpus_copy / "scenarios" / "recall" / "twice.yaml").write_text(
+        "id: fx-twice\nexpect:\n  log_contains:\n    - {kind: run}\n  votes: {}\n  log_contains:\n    - {kind: claim}\n")
+    problems = [p for p in _problems(corpus_copy) if "twice.yaml" in p]
+    assert len(problems) == 1
+    assert "cannot be read as YAML" in problems[0] and "'log_contains' appears twice" in problems[0]
+    assert "\n" not in problems[0]
+
+
 def test_lint_and_run_exit_3_on_an_invalid_corpus(corpus_copy):
     _edit(corpus_copy, "fx-designed-to-fail", "provenance: derived", "provenance: folklore")
     assert cli.main(["--corpus", str(corpus_copy), "lint"], io.StringIO(), io.StringIO()) == cli.EXIT_CORPUS
