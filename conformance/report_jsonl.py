@@ -104,7 +104,18 @@ def write(path: Path, head: dict[str, Any], results: list[CaseResult], foot: dic
     head, cases, last = build(head, results, foot, rerun, case_facts)
     with path.open("w", encoding="utf-8") as fh:
         for line in (head, *cases, last):
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            fh.write(_one_line(json.dumps(line, ensure_ascii=False)) + "\n")
+
+
+# Characters that end a line for str.splitlines() and many editors though JSON leaves them raw in
+# strings: escaped, a report line stays one line for every reader.
+_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _one_line(text: str) -> str:
+    for raw, escaped in _BREAKS.items():
+        text = text.replace(raw, escaped)
+    return text
 
 
 def read(path: Path) -> Run:
@@ -114,8 +125,8 @@ def read(path: Path) -> Run:
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot be read: {exc}") from exc
     lines = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
+    for number, raw in enumerate(text.split("\n"), 1):  # not splitlines: a report written before
+        if not raw.strip():                                # _one_line may hold U+2028 in a string
             continue
         try:
             line = json.loads(raw)

@@ -30,7 +30,7 @@ def test_the_minimal_driver_passes_its_slice_as_the_reference_does(tmp_path):
     reference = _run("reference", tmp_path / "reference.jsonl")
     assert mine.keys() == reference.keys() and len(mine) >= 15
     ran = [case for case, line in mine.items() if line["outcome"] != outcomes.NOT_APPLICABLE]
-    assert len(ran) >= len(mine) - 2
+    assert len(ran) >= 0.8 * len(mine)  # the slice is chosen so that most of it needs only what the driver declares
     assert {case: mine[case]["outcome"] for case in ran} == {case: reference[case]["outcome"] for case in ran}
     for case, line in mine.items():
         if line["outcome"] == outcomes.NOT_APPLICABLE:

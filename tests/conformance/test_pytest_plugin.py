@@ -51,7 +51,7 @@ def test_an_implementation_s_own_suite_takes_in_the_corpus_and_lf_reruns_its_fai
     pytester.makeini("[pytest]\n")
     pytester.makepyfile(test_own="def test_own_behaviour():\n    assert True\n")
     impl = _fake("window-23h")
-    first = pytester.runpytest_subprocess("--teamai-impl", impl, "-k", "reduce-window or own_behaviour")
+    first = pytester.runpytest_subprocess("--teamai-impl", impl, "-k", "(reduce-window and not one-second) or own_behaviour")
     first.assert_outcomes(passed=3, failed=1)
     first.stdout.fnmatch_lines(["*why: step 4 [[]hook claude/stop[]]: read not credited*",
                                 "*FAILED reducer/window-at-24h.yaml::reduce-window-at-24h*"])
@@ -67,7 +67,8 @@ def test_expectations_become_xfail_and_an_xpass_fails_the_run(pytester):
                         '[reduce-window-at-zero]\nstatus = "fail"\nreason = "listed, but it passes"\n\n'
                         '[reduce-window-past-24h]\nstatus = "skip"\nreason = "not today"\n', encoding="utf-8")
     result = pytester.runpytest_subprocess("--teamai-impl", _fake("window-23h"), "--teamai-expectations",
-                                           str(expected), "--teamai-corpus", str(ROOT), "-k", "reduce-window", "-rfxXs")
+                                           str(expected), "--teamai-corpus", str(ROOT), "-k", "reduce-window and not one-second",
+                                           "-rfxXs")
     result.assert_outcomes(xfailed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines(["[[]XPASS(strict)[]] listed, but it passes",
                                  "*FAILED*reduce-window-at-zero*",
