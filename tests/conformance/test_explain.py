@@ -35,7 +35,7 @@ def _cases(report: Path) -> dict[str, dict]:
 BROKEN = [
     ("drop-claims", "attr-claude-shell-recall-claims", 2, "hook claude/post-tool-use-shell-recall", "claim rejected",
      "in the implementation unsettled: no claim names it"),
-    ("ignore-subagent-reads", "attr-claude-subagent-read-counts", 2, "hook claude/post-tool-use-read-subagent",
+    ("ignore-subagent-reads", "attr-claude-subagent-read-counts", 3, "hook claude/post-tool-use-read-subagent",
      "evidence not recorded", "the read: the implementation recorded no evidence for it"),
     ("window-23h", "reduce-window-at-24h", 4, "hook claude/stop", "read not credited",
      "the read came 24 h after the run: inside the 24 h window"),
