@@ -163,10 +163,9 @@ def _apply(ctx: Context, value: Any, where: str) -> Any:
         raise _Unprinted(where, exc) from exc
 
 
-def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
-           result: outcomes.CaseResult, expect: Mapping[str, Any],
-           twin: list[dict[str, Any]] | None = None,
-           observer: Callable[[Observation], None] | None = None) -> None:
+def open_case(session: _Session, scenario: Scenario, folder: str) -> tuple[list[Any], Any, Context]:
+    """Open the case's sandbox (at its first instant) and learn the paths, roots and scope words
+    the implementation declares: the step instants, the case's first instant and the substitution context."""
     data = scenario.data
     times = timeline.instants(data)
     first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
@@ -180,6 +179,15 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     ctx.user_paths = dict(opened.get("user_paths") or {})
     ctx.roots = dict(opened.get("roots") or {})
     ctx.labels.update({str(k): str(v) for k, v in (opened.get("labels") or {}).items()})
+    return times, first, ctx
+
+
+def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
+           result: outcomes.CaseResult, expect: Mapping[str, Any],
+           twin: list[dict[str, Any]] | None = None,
+           observer: Callable[[Observation], None] | None = None) -> None:
+    data = scenario.data
+    times, first, ctx = open_case(session, scenario, folder)
     runs: dict[str, str] = {}
     done: list[StepOutcome] = []
     try:

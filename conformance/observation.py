@@ -23,13 +23,13 @@ from typing import Any
 
 from . import timeline
 from .applicability import steps_lacking
-from .case_runner import ScenarioError, _Session, _step, _strings, _Unprinted
+from .case_runner import ScenarioError, _Session, _step, _strings, _Unprinted, open_case
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
 from .expect import StepOutcome
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
-from .substitute import DEFAULT_LABELS, Context, SubstitutionError
+from .substitute import DEFAULT_LABELS, SubstitutionError
 
 
 @dataclass
@@ -79,18 +79,7 @@ def observe(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
 def _run(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
          obs: Observation) -> None:
     data = scenario.data
-    times = timeline.instants(data)
-    first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
-    ctx = Context()
-    opened = session.send({
-        "cmd": "open", "now": timeline.spell(first), "case": scenario.id, "sandbox": folder,
-        "team": data.get("team") or {}, "user_team": data.get("user_team"),
-        "learnings_roots": data.get("learnings_roots"), "withheld": data.get("withheld"),
-        "repo": data.get("repo"), "env": _strings(data.get("env"), ctx)})
-    ctx.paths = dict(opened.get("paths") or {})
-    ctx.user_paths = dict(opened.get("user_paths") or {})
-    ctx.roots = dict(opened.get("roots") or {})
-    ctx.labels.update({str(k): str(v) for k, v in (opened.get("labels") or {}).items()})
+    times, first, ctx = open_case(session, scenario, folder)
     runs: dict[str, str] = {}
     done: list[StepOutcome] = []
     states: list[dict[str, Any]] = []
