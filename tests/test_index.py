@@ -97,6 +97,19 @@ def test_corrupt_index_file_is_rebuilt(tmp_path):
     assert len(_search(home, team, "alpha")) == 2
 
 
+def test_the_derived_index_is_written_without_an_fsync_per_commit(tmp_path):
+    """WAL with synchronous=NORMAL: a crash can lose the last commits (found stale by the next
+    refresh) but never corrupts the file, so a cold build need not sync each batch."""
+    team = _tree(tmp_path, 2)
+    scope = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team)}).active
+    conn = index.open_index(scope)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    finally:
+        conn.close()
+
+
 def test_cjk_words_rank_the_document_that_has_them_in_order_first(tmp_path):
     team = tmp_path / "team"
     (team / "docs").mkdir(parents=True)
