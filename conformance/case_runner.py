@@ -58,11 +58,14 @@ class _Unprinted(Exception):
 
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
              timeout: float = DEFAULT_TIMEOUT, trace: Tracer | None = None,
-             explain: bool = True,
+             explain: bool = False,
              observer: Callable[[Observation], None] | None = None) -> outcomes.CaseResult:
     """``trace``: observe after every step and hand each answer to it (``explain.py`` replays a
-    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``).
-    ``observer``, when given, gets what the run observed once every step has run."""
+    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``);
+    asked for where a person reads the failure (``run``, the pytest plugin), since it replays the
+    case and runs the reference, which callers judging only the outcome (honesty, pairs, shrink,
+    the mutation judge) would pay for on every failure. ``observer``, when given, gets what the
+    run observed once every step has run."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)

@@ -8,12 +8,18 @@ make every snapshot differ on every run).
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
 UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/folders/[^/\s\"']+/[^/\s\"']+/T)/tc-[^/\s\"']+")
+_TEMP = tempfile.gettempdir()
+# A case's sandbox (``tc-…``) under the usual temp folders, or under this process's (``TMPDIR``).
+TEMP_PATH = re.compile("(?:" + "|".join(sorted({re.escape(_TEMP), re.escape(os.path.realpath(_TEMP))}, key=len,
+                                               reverse=True))
+                       + r"|(?:/private)?(?:/tmp|/var/folders/[^/\s\"']+/[^/\s\"']+/T))/tc-[^/\s\"']+")
 INSTANT = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 
 

@@ -104,11 +104,6 @@ def _connect(path: str, busy_s: float, read_only: bool = False) -> sqlite3.Conne
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout={busy_ms}")
-    if not read_only:
-        # The index is derived from the tree and rebuilt when it is corrupt or stale. In WAL mode,
-        # NORMAL never corrupts the file on a crash (a power loss can only lose the last commits,
-        # which the next refresh finds missing), and it spares a cold build an fsync per commit.
-        conn.execute("PRAGMA synchronous=NORMAL")
     return conn
 
 
@@ -175,6 +170,10 @@ def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> s
             version = None
         if version != INDEX_VERSION:
             _build(conn, path, warn)
+        # Derived data, rebuilt when corrupt or stale: in WAL mode NORMAL never corrupts the file
+        # on a crash (a power loss can only lose the last commits, which the next refresh finds
+        # missing), and it spares a cold build an fsync per commit.
+        conn.execute("PRAGMA synchronous=NORMAL")
         return conn
     except sqlite3.Error as exc:
         conn.close()

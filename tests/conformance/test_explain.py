@@ -300,7 +300,7 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
 
     loaded = corpus.load(ROOT)
     active = driver.LocalDriver(lambda: legacy, "legacy")
-    result = run_case(active, loaded.by_id()["attr-claude-shell-recall-claims"], loaded.payloads)
+    result = run_case(active, loaded.by_id()["attr-claude-shell-recall-claims"], loaded.payloads, explain=True)
     assert result.outcome == outcomes.FAIL
     first = result.explanation["first"]
     assert first["index"] == 0 and [d["decision"] for d in first["decisions"]] == [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +119,14 @@ def test_redaction_hides_what_varies_and_keeps_what_the_scenario_set():
     assert redact.redact({"k": [text]}, ["2031-01-02T03:04:05.678Z"])["k"][0].endswith("<time> 2031-01-02T03:04:05.678Z")
     match = redact.matcher()
     assert match(data="/tmp/tc-x1/a", path=()) == "<sandbox>/a" and match(data=3, path=()) == 3
+
+
+def test_a_sandbox_in_this_process_s_temp_folder_is_redacted_wherever_that_is():
+    """``TMPDIR`` may point anywhere (a memory file system, a per-run folder): the case runner
+    makes its sandboxes there, so the redaction must know that folder, not only ``/tmp``."""
+    sandbox = tempfile.mkdtemp(prefix="tc-")
+    try:
+        text = f"branch 'x' is not in {sandbox}/repo; and {os.path.realpath(sandbox)}/team"
+        assert redact.redact_text(text) == "branch 'x' is not in <sandbox>/repo; and <sandbox>/team"
+    finally:
+        os.rmdir(sandbox)
