@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
@@ -40,12 +40,3 @@ def redact(value: Any, allowed_instants: Iterable[str] = ()) -> Any:
         return {redact_text(k, allowed) if isinstance(k, str) else k: redact(v, allowed) for k, v in value.items()}
     return value
 
-
-def matcher(allowed_instants: Iterable[str] = ()) -> Callable[..., Any]:
-    """A syrupy matcher (``snapshot(matcher=…)``) applying :func:`redact_text` to every string."""
-    allowed = frozenset(allowed_instants)
-
-    def match(*, data: Any, path: Any) -> Any:
-        return redact_text(data, allowed) if isinstance(data, str) else data
-
-    return match

@@ -70,3 +70,11 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def cli(home: Path, team: Path) -> Cli:
     return Cli(home, team)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    try:  # the name a snapshot plugin, where one is installed, already gives the option
+        parser.addoption("--snapshot-update", action="store_true", default=False,
+                         help="write the reference's golden snapshots anew (tests/conformance/test_reference_snapshots.py)")
+    except ValueError:
+        pass
