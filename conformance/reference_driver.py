@@ -179,10 +179,12 @@ class ReferenceBackend:
         if message.get("votes") is not None:
             _write(scope.ledger_path, message["votes"].encode("utf-8"))
         if message.get("upvoted") is not None:
-            sessions: dict[str, dict[str, dict[str, str]]] = {}
+            sessions: dict[str, dict[str, Any]] = {}
             for e in message["upvoted"]:
-                sessions.setdefault(e["session"], {})[e["key"]] = {"read": e.get("read", e["credited"]),
-                                                                   "credited": e["credited"]}
+                # a credit without its read's time is spelled as the file's version 1 spelled every
+                # credit, one instant that stands for both
+                sessions.setdefault(e["session"], {})[e["key"]] = (
+                    {"read": e["read"], "credited": e["credited"]} if "read" in e else e["credited"])
             _write(scope.upvoted_path, json.dumps({"version": upvoted.VERSION, "sessions": sessions}).encode())
         log = message.get("log")
         mark = message.get("checkpoint")
