@@ -39,7 +39,10 @@ def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[
     if "stats" in expect:
         commands.add("stats")
     log = any(k in expect for k in ("log_contains", "log_absent", "log_lines"))
-    return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat}
+    seed = {str(k) for k, v in (scenario.data.get("given") or {}).items() if v is not None}
+    if "ledger_file" in expect:
+        seed.add("votes")  # a driver that can write the ledger file can read it back
+    return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat, "seed": seed}
 
 
 def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
@@ -51,4 +54,5 @@ def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
         out.append("a recall log")
     if need.get("repeat") and not declared.get("repeat"):
         out.append("repeat")
+    out += [f"seed {s}" for s in sorted(need.get("seed") or ()) if s not in (declared.get("seed") or [])]
     return out

@@ -182,7 +182,26 @@ def open_case(session: _Session, scenario: Scenario, folder: str) -> tuple[list[
     ctx.user_paths = dict(opened.get("user_paths") or {})
     ctx.roots = dict(opened.get("roots") or {})
     ctx.labels.update({str(k): str(v) for k, v in (opened.get("labels") or {}).items()})
+    given = data.get("given")
+    if given:
+        session.send(seed_message(given, timeline.spell(first), ctx))
     return times, first, ctx
+
+
+def seed_message(given: Mapping[str, Any], now: str, ctx: Context) -> dict[str, Any]:
+    """The ``seed`` request for a scenario's ``given:`` block, with paths and roots substituted
+    (the state a user's machine already holds names the files by their absolute paths)."""
+    try:
+        state = ctx.apply(dict(given))
+    except (NotPrinted, SubstitutionError) as exc:
+        raise ScenarioError(f"in given: {exc}") from exc
+    checkpoint = state.get("checkpoint")
+    if checkpoint is not None:
+        checkpoint = {"read": str(checkpoint.get("read", "")), "replaced": bool(checkpoint.get("replaced", False))}
+    upvoted = state.get("upvoted")
+    return {"cmd": "seed", "now": now, "votes": state.get("votes"), "log": state.get("log"),
+            "upvoted": None if upvoted is None else [{k: str(v) for k, v in dict(e).items()} for e in upvoted],
+            "checkpoint": checkpoint}
 
 
 def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
@@ -210,7 +229,8 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
         result.mismatches = [m.to_json() for m in [miss, *hooks_exit_zero(done)]]
         result.message = f"{miss.path}: {miss.message}"
         return
-    want = ["votes", "log", "raw"] + (["stats"] if "stats" in expect else [])
+    want = ["votes", "log", "raw"] + (["stats"] if "stats" in expect else []) + (
+        ["ledger"] if "ledger_file" in expect else [])
     last = times[-1] if times else first
     observed = session.send({"cmd": "observe", "now": timeline.spell(last + dt.timedelta(seconds=1)),
                              "env": _strings(data.get("env"), ctx), "want": want})

@@ -78,6 +78,9 @@ def evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: list
     if "stats" in expect:
         want, missed = subst("expect.stats", expect["stats"])
         out += missed or _stats(norm(want), observed.get("stats"), norm, str(observed.get("stats_note") or ""))
+    if "ledger_file" in expect:
+        want, missed = subst("expect.ledger_file", expect["ledger_file"])
+        out += missed or ledger_file(want, observed.get("ledger"))
     if "never_in_state" in expect:
         want, missed = subst("expect.never_in_state", expect["never_in_state"])
         out += missed or _never(want, observed)
@@ -146,6 +149,40 @@ def _stats(want: Any, rows: Any, norm: Normalizer, note: str = "") -> list[Misma
     rows = norm(rows)
     diff = first_difference(want, rows, "expect.stats")
     return [Mismatch(diff[0], "stats rows differ", diff[1], diff[2])] if diff else []
+
+
+def ledger_file(want: Any, text: Any) -> list[Mismatch]:
+    """The votes ledger file, read as YAML with every scalar kept as its text, holds ``want`` as a
+    subset: a mapping matches key by key, a scalar by its text, and null means the key is absent.
+    Read here, not by the implementation, so a file only its writer can read back fails."""
+    import yaml
+
+    where = "expect.ledger_file"
+    if not isinstance(text, str):
+        return [Mismatch(where, "there is no votes ledger file", want, None)]
+    try:
+        data = yaml.load(text, Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds only strings, lists, dicts
+    except yaml.YAMLError as exc:
+        return [Mismatch(where, f"the votes ledger is not YAML: {str(exc).splitlines()[0]}", want, text[:300])]
+    return _subset(where, want, data)
+
+
+def _subset(where: str, want: Any, got: Any) -> list[Mismatch]:
+    if isinstance(want, Mapping):
+        if not isinstance(got, Mapping):
+            return [Mismatch(where, "not a mapping", dict(want), got)]
+        out: list[Mismatch] = []
+        for key, value in want.items():
+            if value is None:
+                if str(key) in got:
+                    out.append(Mismatch(f"{where}.{key}", "the key must be absent", None, got[str(key)]))
+            elif str(key) not in got:
+                out.append(Mismatch(f"{where}.{key}", "the key is missing", value, None))
+            else:
+                out += _subset(f"{where}.{key}", value, got[str(key)])
+        return out
+    text = ("true" if want else "false") if isinstance(want, bool) else str(want)
+    return [] if got == text else [Mismatch(where, "the value differs", text, got)]
 
 
 def _never(texts: list[str], observed: Mapping[str, Any]) -> list[Mismatch]:

@@ -37,7 +37,7 @@ from .expect import Mismatch, evaluate
 from .substitute import SubstitutionError
 
 MAX_CHANGES = 3
-INPUT_KEYS = ("start", "env", "team", "user_team", "learnings_roots", "withheld", "repo", "steps")
+INPUT_KEYS = ("start", "env", "team", "user_team", "learnings_roots", "withheld", "repo", "given", "steps")
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def _difference_problems(first: Scenario, second: Scenario) -> list[str]:
 
 
 def differences(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[str]:
-    """Where two scenarios' inputs (tree, environment, times, steps) differ, one entry per leaf.
+    """Where two scenarios' inputs (tree, environment, times, given state, steps) differ, one entry per leaf.
 
     A key on one side only is one change (a file added, a ``set:`` path added); a key renamed is
     one change plus what changed under it; a string of several lines counts each changed line;

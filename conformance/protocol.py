@@ -15,7 +15,8 @@ import jsonschema
 
 VERSION = 1
 STEP_COMMANDS = ("recall", "hook", "pull", "stats", "review", "contribute")
-COMMANDS = ("start", "open", *STEP_COMMANDS, "hold", "release", "observe", "close", "stop")
+SEEDABLE = ("votes", "upvoted", "log", "checkpoint")  # what a scenario's given: block may set up
+COMMANDS = ("start", "open", "seed", *STEP_COMMANDS, "hold", "release", "observe", "close", "stop")
 
 
 class ProtocolViolation(ValueError):

@@ -133,7 +133,8 @@ class ReferenceBackend:
         return {"protocol": protocol.VERSION,
                 "implementation": {"name": "teamai-ref", "version": str(__version__)},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": ["votes-ledger"], "repeat": True}}
+                                 "log": True, "hold": ["votes-ledger"], "repeat": True,
+                                 "seed": list(protocol.SEEDABLE)}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         from reference import config, tree
@@ -165,6 +166,43 @@ class ReferenceBackend:
         self.holds.close()
         self.holds = ExitStack()
         self.layout = None
+
+    def do_seed(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Put the state a user's machine already holds where ``teamai-ref`` keeps it: the votes
+        ledger and the log as the texts given, the per-session credits in its own file, and the
+        checkpoint of a reduce that read the log when it held ``checkpoint.read``."""
+        from reference import config, upvoted
+
+        cfg = config.load(self._env(message))
+        scope = cfg.active
+        os.makedirs(scope.state_dir, exist_ok=True)
+        if message.get("votes") is not None:
+            _write(scope.ledger_path, message["votes"].encode("utf-8"))
+        if message.get("upvoted") is not None:
+            sessions: dict[str, dict[str, Any]] = {}
+            for e in message["upvoted"]:
+                # a credit without its read's time is spelled as the file's version 1 spelled every
+                # credit, one instant that stands for both
+                sessions.setdefault(e["session"], {})[e["key"]] = (
+                    {"read": e["read"], "credited": e["credited"]} if "read" in e else e["credited"])
+            _write(scope.upvoted_path, json.dumps({"version": upvoted.VERSION, "sessions": sessions}).encode())
+        log = message.get("log")
+        mark = message.get("checkpoint")
+        if mark is not None:
+            _write(scope.log_path, mark["read"].encode("utf-8"))
+            _checkpoint(cfg, str(message["now"]))
+        if log is not None or mark is not None:
+            data = (log or "").encode("utf-8")
+            read = mark["read"].encode("utf-8") if mark is not None else b""
+            if mark is not None and not mark["replaced"] and data.startswith(read):
+                with open(scope.log_path, "ab") as fh:  # appended to since
+                    fh.write(data[len(read):])
+            elif mark is not None and mark["replaced"]:
+                _write(scope.log_path + ".new", data)  # a new file takes the log's name
+                os.replace(scope.log_path + ".new", scope.log_path)
+            else:
+                _write(scope.log_path, data)  # rewritten in place (the same file)
+        return {}
 
     # -- steps -----------------------------------------------------------------------------
     def _env(self, message: Mapping[str, Any]) -> dict[str, str]:
@@ -249,6 +287,12 @@ class ReferenceBackend:
             answer["votes"] = {}
             answer["raw"]["votes-error"] = str(exc)
         answer["log"] = runlog.read(cfg.active.log_path)[0]
+        if "ledger" in want:
+            try:
+                with open(cfg.active.ledger_path, encoding="utf-8", errors="replace") as fh:
+                    answer["ledger"] = fh.read()
+            except FileNotFoundError:
+                answer["ledger"] = None
         if "raw" in want:
             for scope in cfg.scopes:
                 for name, path in (("log", scope.log_path), ("votes", scope.ledger_path),
@@ -264,6 +308,25 @@ class ReferenceBackend:
                 except ValueError:
                     answer["stats"] = None
         return answer
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def _checkpoint(cfg: Any, now: str) -> None:
+    """The checkpoint a reduce at ``now`` writes for the log as it is on disk."""
+    from reference.clock import micros
+    from reference.reducer import Lines, build, checkpoint, keep
+
+    scope = cfg.active
+    with open(scope.log_path, "rb") as fh:
+        data = fh.read()
+    st = os.stat(scope.log_path)
+    lines = Lines(data)
+    fields, body = keep.compact(lines, build(lines, only_pending=True), micros(now), None)
+    checkpoint.save(scope, checkpoint.View((st.st_dev, st.st_ino), len(data), data[-checkpoint.TAIL:]), fields, body)
 
 
 def _recall_command(message: Mapping[str, Any]) -> tuple[list[str], bytes]:

@@ -38,7 +38,8 @@ class DoNothing(ReferenceBackend):
     def do_start(self, message: dict[str, Any]) -> dict[str, Any]:
         return {"protocol": protocol.VERSION, "implementation": {"name": "do-nothing", "version": "0"},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": ["votes-ledger"], "repeat": True}}
+                                 "log": True, "hold": ["votes-ledger"], "repeat": True,
+                                 "seed": list(protocol.SEEDABLE)}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         # No git repository: nothing here would ever read it.
@@ -62,6 +63,9 @@ class DoNothing(ReferenceBackend):
     def do_contribute(self, message: dict[str, Any]) -> dict[str, Any]:
         return dict(_NOTHING)
 
+    def do_seed(self, message: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
     def do_hold(self, message: dict[str, Any]) -> dict[str, Any]:
         return {}
 
@@ -69,7 +73,7 @@ class DoNothing(ReferenceBackend):
         return {}
 
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"votes": {}, "log": [], "stats": [], "raw": {}}
+        return {"votes": {}, "log": [], "stats": [], "raw": {}, "ledger": None}
 
 
 class HooksOff(ReferenceBackend):

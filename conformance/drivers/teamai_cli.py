@@ -26,6 +26,8 @@ How the protocol maps onto 0.25.0:
   there ends the hook before it does anything. A folder inside the sandbox is created; one outside
   it (a payload's recorded ``/home/ana/proj``) stands for the agent's workspace and is replaced by
   the project folder, where 0.25 finds the workspace as a real agent's hook would.
+- ``seed`` writes a given votes ledger where 0.25 keeps it; 0.25 has no recall log, per-session
+  ledger or checkpoint, so ``seed`` declares ``votes`` only.
 - ``observe`` reads the votes ledger (``~/.teamai/votes/<username>.yaml``); the log is always
   empty; asked for stats, it runs ``teamai stats`` and turns what it prints into rows where it
   can (:func:`stats_rows`), else answers null with ``stats_note`` saying why.
@@ -86,7 +88,8 @@ class TeamaiCliBackend:
         self.preload = fixed_clock.write(teamai_cli_home.cache_dir())
         return {"protocol": protocol.VERSION,
                 "implementation": {"name": "teamai-cli", "version": teamai_cli_home.VERSION},
-                "capabilities": {"commands": list(COMMANDS), "agents": list(AGENTS), "log": False, "hold": []}}
+                "capabilities": {"commands": list(COMMANDS), "agents": list(AGENTS), "log": False, "hold": [],
+                                 "seed": ["votes"]}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         self.close_all()
@@ -179,6 +182,18 @@ class TeamaiCliBackend:
             fh.write(message["text"])
         return self._exec(["contribute", "--file", path, "--title", message["title"]], message)
 
+    def do_seed(self, message: dict[str, Any]) -> dict[str, Any]:
+        """0.25 keeps the same votes ledger file, so a given one is written where it reads it; it
+        keeps no recall log, per-session ledger or checkpoint, so the driver declares only ``votes``."""
+        if not self.home:
+            raise RuntimeError("no scenario is open")
+        if message.get("votes") is not None:
+            folder = os.path.join(self.home, ".teamai", "votes")
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, f"{USERNAME}.yaml"), "w", encoding="utf-8", newline="") as fh:
+                fh.write(message["votes"])
+        return {}
+
     # -- state -----------------------------------------------------------------------------
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
         if not self.home:
@@ -192,6 +207,12 @@ class TeamaiCliBackend:
         except (OSError, ValueError, yaml.YAMLError) as exc:
             answer["raw"]["votes-error"] = f"{type(exc).__name__}: {exc}"
         want = set(message.get("want") or ())
+        if "ledger" in want:
+            try:
+                with open(ledger, encoding="utf-8", errors="replace") as fh:
+                    answer["ledger"] = fh.read()
+            except FileNotFoundError:
+                answer["ledger"] = None
         if "raw" in want:
             answer["raw"].update(state_files(state))
         if "stats" in want:
