@@ -2,8 +2,9 @@
 
 The case runner already writes run ids of named steps as ``${name.run}`` and sandbox paths
 as ``${path:…}`` / ``${root:…}``. What is left to hide: a UUID it could not name, a temp path
-outside the known roots, and an instant the scenario did not set (a clock leak would otherwise
-make every snapshot differ on every run).
+outside the known roots, a workspace's state folder (named by a digest of the sandbox's team
+path), and an instant the scenario did not set (a clock leak would otherwise make every
+snapshot differ on every run).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ _TEMP = tempfile.gettempdir()
 TEMP_PATH = re.compile("(?:" + "|".join(sorted({re.escape(_TEMP), re.escape(os.path.realpath(_TEMP))}, key=len,
                                                reverse=True))
                        + r"|(?:/private)?(?:/tmp|/var/folders/[^/\s\"']+/[^/\s\"']+/T))/tc-[^/\s\"']+")
+# A workspace's state folder is named by a digest of the team's path, which lies in the sandbox.
+WORKSPACE = re.compile(r"(?<=[/\\]workspaces[/\\])[0-9a-f]{16}\b")
 INSTANT = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 
 
@@ -27,6 +30,7 @@ def redact_text(text: str, allowed_instants: Iterable[str] = ()) -> str:
     allowed = set(allowed_instants)
     text = UUID.sub("<uuid>", text)
     text = TEMP_PATH.sub("<sandbox>", text)
+    text = WORKSPACE.sub("<workspace>", text)
     return INSTANT.sub(lambda m: m.group(0) if m.group(0) in allowed else "<time>", text)
 
 

@@ -129,3 +129,10 @@ def test_a_sandbox_in_this_process_s_temp_folder_is_redacted_wherever_that_is():
         assert redact.redact_text(text) == "branch 'x' is not in <sandbox>/repo; and <sandbox>/team"
     finally:
         os.rmdir(sandbox)
+
+
+def test_a_workspace_state_folder_is_redacted():
+    """Its name is a digest of the team's path, which lies in a fresh sandbox on every run."""
+    text = "dropped 4 lines from <sandbox>/state/workspaces/57cf8af0f4c76b51/recall-log.jsonl"
+    assert redact.redact_text(text) == "dropped 4 lines from <sandbox>/state/workspaces/<workspace>/recall-log.jsonl"
+    assert redact.redact_text("workspaces/57cf8af0f4c76b51x") == "workspaces/57cf8af0f4c76b51x"
