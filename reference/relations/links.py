@@ -24,16 +24,21 @@ _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
 _INLINE = re.compile(r"(?<![!\\])\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*" + _DEST + _TITLE + r"\s*\)")
 _DEFINITION = re.compile(r"^ {0,3}\[(?:[^\[\]\n]|\\\])+\]:[ \t]*(<[^<>\n]*>|\S+)", re.MULTILINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+# What a code span is blanked to: not white space, so a line that opens with a code span does not
+# become a line that opens with a definition (`` `x` [r]: y `` is a paragraph), and not a character
+# the link rules look at (``!``, ``\``, brackets, parentheses).
+_SPAN_BLANK = "_"
 
 
 def _prose(text: str) -> str:
-    """The text outside fenced code blocks, with code spans blanked (offsets are not needed).
+    """The text outside fenced code blocks, with code spans blanked to one ``_`` (offsets are not
+    needed).
 
     A fenced block is blanked from its opening line to its closing line (or to the end), each of
     its lines left empty. Only lines that start like a fence can open or close one, so those are
     found with one scan instead of matching every line."""
     if "```" not in text and "~~~" not in text:  # no fence can open: every line is kept
-        return _CODE_SPAN.sub(" ", text) if "`" in text else text
+        return _CODE_SPAN.sub(_SPAN_BLANK, text) if "`" in text else text
     out: list[str] = []
     kept_from = 0  # the start of the text not yet copied
     fence: str | None = None
@@ -52,7 +57,7 @@ def _prose(text: str) -> str:
         out += (text[kept_from:opened], "\n" * text.count("\n", opened))
     else:
         out.append(text[kept_from:])
-    return _CODE_SPAN.sub(" ", "".join(out))
+    return _CODE_SPAN.sub(_SPAN_BLANK, "".join(out))
 
 
 def local_targets(text: str) -> list[str]:

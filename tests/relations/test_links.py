@@ -31,9 +31,21 @@ def test_inline_and_reference_links_in_file_order() -> None:
     "[a](#only-an-anchor)",
     "![diagram](../docs/a.md)",
     "\\[a](../docs/a.md)",
+    "`x` [r]: ../docs/a.md",  # a line that opens with a code span is a paragraph, not a definition
+    "  ``x``[r]: ../docs/a.md\n",
 ])
 def test_what_is_not_a_local_link(text: str) -> None:
     assert links.local_targets(text) == []
+
+
+def test_a_fence_closed_on_the_last_line_hides_nothing_after_it_and_leaves_no_backtick() -> None:
+    """The closing line without a newline ends the text; a stray backtick before the fence then
+    pairs with nothing, so the link between them stays prose."""
+    assert links.local_targets("Press the ` key. See [r](../docs/r.md).\n```\ncode\n```") == ["../docs/r.md"]
+
+
+def test_a_code_span_keeps_the_links_around_it() -> None:
+    assert links.local_targets("`x`[a](a.md) and !`y`[b](b.md)\n`z`\n[r]: r.md\n") == ["a.md", "b.md", "r.md"]
 
 
 def test_text_after_a_closed_fence_is_read() -> None:
@@ -54,7 +66,7 @@ def _prose_line_by_line(text: str) -> str:
                 and not line.strip().lstrip(fence[0]):
             fence = None
         kept.append("")
-    return links._CODE_SPAN.sub(" ", "\n".join(kept))
+    return links._CODE_SPAN.sub(links._SPAN_BLANK, "\n".join(kept))
 
 
 @settings(max_examples=500, deadline=None)
