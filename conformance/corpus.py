@@ -27,7 +27,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
     """Safe YAML without implicit timestamps (they stay the strings the author wrote), refusing a
     key written twice in one mapping: YAML keeps the last, so the first would vanish unseen.
 
-    libyaml's parser where PyYAML has it (the construction above stays Python): every run, lint
+    libyaml's parser where PyYAML has it (the construction below stays Python): every run, lint
     and test reads the whole corpus, and the pure-Python parser made that take seconds."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
