@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,6 +21,8 @@ from conformance import corpus, counterexample
 from conformance.case_runner import run_case
 from conformance.driver import Driver, connect
 from conformance.outcomes import CaseResult
+
+from . import agents
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_ENV = "TEAMAI_SESSION_EXAMPLES"
@@ -139,3 +141,14 @@ class Reach:
     def report(self) -> str:
         return f"{self.examples} examples: " + ", ".join(
             f"{case} {n / self.examples:.0%}" for case, n in sorted(self.cases.items()))
+
+
+def each_lead(property_for: Callable[[str, Reach], Callable[[], None]], minimum: dict[str, float]) -> None:
+    """Run a property once per leading agent, so each leads an equal share of the examples
+    (Hypothesis clusters its choices: a free draw of agents leaves some out of a short run), then
+    require that every interesting case was reached often enough."""
+    reach = Reach()
+    for lead in agents.AGENTS:
+        property_for(lead, reach)()
+    print(reach.report())
+    reach.require(minimum)

@@ -23,11 +23,7 @@ REACHED = {"credit": 0.4, "covered read": 0.15, "credited again after 24 h": 0.0
 
 
 def test_the_same_credits_whatever_the_reduce_schedule() -> None:
-    reach = harness.Reach()
-    for lead in agents.AGENTS:
-        _property(lead, reach)()
-    print(reach.report())
-    reach.require(REACHED)
+    harness.each_lead(_property, REACHED)
 
 
 def _property(lead: str, reach: harness.Reach, **overrides: Any) -> Callable[[], None]:

@@ -62,11 +62,7 @@ def _cases_reached(plan: Plan, outputs: dict[str, str]) -> set[str]:
 
 
 def test_relations_never_change_hits_order_or_scores() -> None:
-    reach = harness.Reach()
-    for lead in agents.AGENTS:
-        _property(lead, reach)()
-    print(reach.report())
-    reach.require(REACHED)
+    harness.each_lead(_property, REACHED)
 
 
 def _property(lead: str, reach: harness.Reach, **overrides: Any) -> Callable[[], None]:

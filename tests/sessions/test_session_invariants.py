@@ -37,13 +37,8 @@ REACHED = {
 
 
 def test_upvotes_are_earned_once_a_day_and_no_query_is_stored() -> None:
-    """Each agent leads an equal share of the examples (Hypothesis clusters its choices, so a free
-    draw of agents leaves some out of a short run); the other sessions of a plan are any agent."""
-    reach = harness.Reach()
-    for lead in agents.AGENTS:
-        _property(lead, reach)()
-    print(reach.report())
-    reach.require(REACHED)
+    """Each agent leads an equal share of the examples; the other sessions of a plan are any agent."""
+    harness.each_lead(_property, REACHED)
 
 
 def _property(lead: str, reach: harness.Reach, **overrides: Any) -> Callable[[], None]:
