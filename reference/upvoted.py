@@ -9,11 +9,20 @@ the same instants as the log's own cover (``reducer.credit``), so the ledger nev
 differently from the log, and the votes never depend on when the reducer runs. ``credited`` is
 when the reducer wrote the entry, and the entry expires 24 h after that (teamai's votes TTL):
 the guard lasts a day from the moment a consumed line could have been lost, even when a pull
-credits a read that is days old. The file is JSON::
+credits a read that is days old.
 
-    {"version": 2, "sessions": {"<root session>": {"<vote key>": {"read": "<ts>", "credited": "<ts>"}}}}
+It also names each read it counted, with the root session it counted under, for as long: when
+the consumed line of a counted read is lost and a link written meanwhile moves the read under
+another root, the retry must not weigh the read again (a second vote, or a vote no credited
+line accounts for) but mark it consumed as the credit it already was. The file is JSON::
 
-Version 1 files (one instant per entry, when it was credited) are read with that instant as both.
+    {"version": 3,
+     "sessions": {"<root session>": {"<vote key>": {"read": "<ts>", "credited": "<ts>"}}},
+     "reads": [{"read": "<ts>", "session": "<reader>", "path": "<path>", "root": "<root session>",
+                "key": "<vote key>", "credited": "<ts>"}]}
+
+Version 1 files (one instant per entry, when it was credited) are read with that instant as both;
+versions 1 and 2 name no reads.
 It shares the votes ledger's lock (the reducer edits both in one critical section) and is
 written whole with ``storage.write_atomic``. A file that does not parse is moved aside, never
 overwritten, and the move is named in a warning.
@@ -28,11 +37,24 @@ from collections.abc import Callable
 from .clock import ClockError, micros
 from .storage import write_atomic
 
-VERSION = 2
+VERSION = 3
 TTL = 24 * 3600 * 1_000_000  # microseconds
 
 Entry = dict[str, str]  # {"read": ts, "credited": ts}
 Sessions = dict[str, dict[str, Entry]]
+Ident = tuple[str, str, str]  # a read's ts, session and path
+READ_FIELDS = ("read", "session", "path", "root", "key", "credited")
+
+
+class Credits:
+    """The file's content: the guard per (root session, key), and the reads counted."""
+
+    __slots__ = ("sessions", "reads")
+
+    def __init__(self, sessions: Sessions | None = None, reads: dict[tuple[Ident, str], Entry] | None = None) -> None:
+        self.sessions: Sessions = sessions if sessions is not None else {}
+        # (read ident, key) -> {"root": ..., "credited": ...}
+        self.reads: dict[tuple[Ident, str], Entry] = reads if reads is not None else {}
 
 
 class CorruptUpvoted(ValueError):
@@ -48,7 +70,7 @@ def _entry(value: object) -> Entry | None:
     return None
 
 
-def _parse(text: str) -> Sessions:
+def _parse(text: str) -> Credits:
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -61,7 +83,12 @@ def _parse(text: str) -> Sessions:
         if entries is None or any(e is None for e in entries.values()):
             raise CorruptUpvoted(f"session {session!r} is not a mapping of keys to credits")
         out[str(session)] = {k: e for k, e in entries.items() if e is not None}
-    return out
+    reads = data.get("reads", [])
+    if not isinstance(reads, list) or not all(
+            isinstance(r, dict) and all(isinstance(r.get(f), str) for f in READ_FIELDS) for r in reads):
+        raise CorruptUpvoted("reads is not a list of counted reads")
+    return Credits(out, {((r["read"], r["session"], r["path"]), r["key"]): {"root": r["root"], "credited": r["credited"]}
+                         for r in reads})
 
 
 def _set_aside(path: str, stamp: str) -> str:
@@ -74,13 +101,13 @@ def _set_aside(path: str, stamp: str) -> str:
     return aside
 
 
-def load(path: str, stamp: str, warn: Callable[[str], None]) -> Sessions:
+def load(path: str, stamp: str, warn: Callable[[str], None]) -> Credits:
     """The entries on disk (expired ones included); the caller holds the votes ledger's lock."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except FileNotFoundError:
-        return {}
+        return Credits()
     except UnicodeDecodeError:
         text = "\0"
     try:
@@ -88,7 +115,17 @@ def load(path: str, stamp: str, warn: Callable[[str], None]) -> Sessions:
     except CorruptUpvoted as exc:
         aside = _set_aside(path, stamp)
         warn(f"per-session upvote ledger {path} is corrupt ({exc}); moved it to {aside} and started a new one")
-        return {}
+        return Credits()
+
+
+def peek(path: str) -> Credits:
+    """The entries on disk, read without the lock, to learn whether the lock is needed; a missing or
+    spoilt file reads as empty (``load``, under the lock, deals with a spoilt one)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return _parse(fh.read())
+    except (OSError, UnicodeDecodeError, CorruptUpvoted):
+        return Credits()
 
 
 def _when(value: str) -> int | None:
@@ -98,18 +135,27 @@ def _when(value: str) -> int | None:
         return None
 
 
-def blocks(sessions: Sessions, session: str, key: str, read_at: int) -> bool:
+def counted(credits: Credits, ident: Ident, key: str) -> str | None:
+    """The root session the read ``ident`` was counted under for ``key``, if it was."""
+    entry = credits.reads.get((ident, key))
+    return entry["root"] if entry is not None else None
+
+
+def blocks(credits: Credits, session: str, key: str, read_at: int) -> bool:
     """Whether ``session`` already credited ``key`` by a read less than 24 h from ``read_at``."""
-    entry = sessions.get(session, {}).get(key)
+    entry = credits.sessions.get(session, {}).get(key)
     if entry is None:
         return False
     at = _when(entry["read"])
     return at is None or abs(read_at - at) < TTL  # an unreadable instant is kept as a guard
 
 
-def remember(sessions: Sessions, session: str, key: str, read_ts: str, now_ts: str) -> None:
-    """Record a credit by the read at ``read_ts`` (the later read, when the pair has one already)."""
-    keys = sessions.setdefault(session, {})
+def remember(credits: Credits, session: str, key: str, ident: Ident, now_ts: str) -> None:
+    """Record a credit by the read ``ident`` (the guard keeps the later read, when the pair has
+    one already)."""
+    credits.reads[(ident, key)] = {"root": session, "credited": now_ts}
+    read_ts = ident[0]
+    keys = credits.sessions.setdefault(session, {})
     old = keys.get(key)
     old_at = _when(old["read"]) if old is not None else None
     new_at = _when(read_ts)
@@ -122,13 +168,16 @@ def expired(entry: Entry, now: int) -> bool:
     return at is not None and at + TTL <= now
 
 
-def save(path: str, sessions: Sessions, now: int) -> None:
-    """Write the ledger without the entries that have expired."""
+def save(path: str, credits: Credits, now: int) -> None:
+    """Write the ledger without the entries and reads that have expired."""
     kept: Sessions = {}
-    for session in sorted(sessions):
-        keys = {k: e for k, e in sorted(sessions[session].items()) if not expired(e, now)}
+    for session in sorted(credits.sessions):
+        keys = {k: e for k, e in sorted(credits.sessions[session].items()) if not expired(e, now)}
         if keys:
             kept[session] = keys
+    reads = [{"read": ident[0], "session": ident[1], "path": ident[2], "root": e["root"], "key": key,
+              "credited": e["credited"]} for (ident, key), e in sorted(credits.reads.items()) if not expired(e, now)]
     # One line: an indented dump takes json's slow path, and a Stop that credits writes this file.
-    data = json.dumps({"version": VERSION, "sessions": kept}, ensure_ascii=False, separators=(",", ":")) + "\n"
+    data = json.dumps({"version": VERSION, "sessions": kept, "reads": reads}, ensure_ascii=False,
+                      separators=(",", ":")) + "\n"
     write_atomic(path, data.encode("utf-8"))

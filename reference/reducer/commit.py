@@ -1,8 +1,10 @@
 """Writing what was decided, in an order that never counts a read twice.
 
 1. Under the votes ledger's lock: the per-session ledger (``upvoted.py``), then the votes ledger
-   (``ledger.editing``: ``upvoted_count`` and ``last_upvoted_at`` of each new credit). A credit
-   the per-session ledger already holds (its consumed line was lost) is not counted again.
+   (``ledger.editing``: ``upvoted_count`` and ``last_upvoted_at`` of each new credit). A read
+   the per-session ledger names as counted (its consumed line was lost) is not weighed again: it
+   is marked as the credit it was, under the root it was counted under, even when a link written
+   since moved it elsewhere; a credit the ledger blocks is not counted again.
 2. One append of a ``consumed`` line for every decided read, credited or covered.
 3. The checkpoint (``checkpoint.py``), last: it describes the log up to where it was read, so a
    checkpoint that is not written, or written before the consumed lines land, is only slower.
@@ -16,14 +18,13 @@ from __future__ import annotations
 
 from .. import upvoted
 from ..storage import Busy, lock_wait
-from .credit import consumed_line
+from .credit import Decision, consumed_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..config import Config
-    from .credit import Decision
 
 
 class ReduceResult:
@@ -47,20 +48,23 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
     wait = lock_wait(cfg.env)
     credits = [d for d in decisions if d.credit]
     try:
-        if credits:
+        if credits or _any_counted(scope.upvoted_path, decisions):
             from .. import ledger
 
             with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
-                sessions = upvoted.load(scope.upvoted_path, ts, warn)
-                for d in credits:
+                guard = upvoted.load(scope.upvoted_path, ts, warn)
+                decisions = [_as_counted(d, guard) for d in decisions]
+                for d in decisions:
                     read, key = d.match.read, d.match.key
-                    if not upvoted.blocks(sessions, read.root, key, read.ts):
-                        upvoted.remember(sessions, read.root, key, read.ident[0], ts)
+                    if not d.credit or upvoted.counted(guard, read.ident, key) is not None:
+                        continue
+                    if not upvoted.blocks(guard, read.root, key, read.ts):
+                        upvoted.remember(guard, read.root, key, read.ident, ts)
                         entry = votes.setdefault(key, ledger.empty_entry())
                         entry["upvoted_count"] += 1
                         entry["last_upvoted_at"] = ts
                         result.credited.append((read.root, key))
-                upvoted.save(scope.upvoted_path, sessions, now)
+                upvoted.save(scope.upvoted_path, guard, now)
     except Busy as exc:
         warn(f"{exc.what} stayed locked for {wait:g}s; the reads stay pending and the next Stop or pull "
              "credits them")
@@ -76,3 +80,17 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
         return
     result.consumed = len(lines)
     result.pending -= len({d.match.read.ident for d in decisions})
+
+
+def _any_counted(path: str, decisions: list[Decision]) -> bool:
+    """Whether the per-session ledger names one of these (covered) reads as counted: its consumed
+    line was lost, and a link written since moved it under a root that had the doc already."""
+    guard = upvoted.peek(path)
+    return any(upvoted.counted(guard, d.match.read.ident, d.match.key) is not None for d in decisions)
+
+
+def _as_counted(d: Decision, guard: upvoted.Credits) -> Decision:
+    """A read the ledgers already counted is marked as the credit it was, under the root it was
+    counted under, whatever the log decides now."""
+    root = upvoted.counted(guard, d.match.read.ident, d.match.key)
+    return d if root is None else Decision(d.match, True, root)

@@ -25,11 +25,12 @@ if TYPE_CHECKING:
 
 
 class Decision:
-    __slots__ = ("match", "credit")
+    __slots__ = ("match", "credit", "root")
 
-    def __init__(self, match: Match, credit: bool) -> None:
+    def __init__(self, match: Match, credit: bool, root: str | None = None) -> None:
         self.match = match
         self.credit = credit  # a new credit (False: covered by an earlier one)
+        self.root = root if root is not None else match.read.root  # the root session it counts under
 
 
 def decide(model: Model, family: set[str] | None = None) -> list[Decision]:
@@ -55,6 +56,6 @@ def decide(model: Model, family: set[str] | None = None) -> list[Decision]:
 def consumed_line(d: Decision, ts: str) -> Record:
     """The line that marks a decided read, so it is never weighed again."""
     read_ts, session, path = d.match.read.ident
-    return {"kind": "consumed", "ts": ts, "session": d.match.read.root, "key": d.match.key,
+    return {"kind": "consumed", "ts": ts, "session": d.root, "key": d.match.key,
             "run": d.match.run.run, "credited": d.credit,
             "evidence": {"ts": read_ts, "session": session, "path": path}}

@@ -10,7 +10,7 @@ import pytest
 
 from reference import clock, ledger, upvoted
 
-from .logs import evidence, run, ts
+from .logs import evidence, link, run, ts
 
 R1 = "11111111-1111-4111-8111-111111111111"
 R2 = "22222222-2222-4222-8222-222222222222"
@@ -18,19 +18,21 @@ HOUR, DAY = 3600, 24 * 3600
 
 
 def _sessions(lab):
-    return upvoted.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append)
+    return upvoted.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append).sessions
 
 
 def test_an_entry_remembers_the_crediting_read_and_when_it_was_credited(lab):
     lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))])
     lab.reduce(at=10 * HOUR)
     raw = json.loads(open(lab.cfg().active.upvoted_path).read())
-    assert raw["version"] == 2
+    assert raw["version"] == 3
     assert raw["sessions"] == {"ses-a": {"d1": {"read": ts(60), "credited": ts(10 * HOUR)}}}
+    assert raw["reads"] == [{"read": ts(60), "session": "ses-a", "path": lab.path("d1"), "root": "ses-a",
+                             "key": "d1", "credited": ts(10 * HOUR)}]
 
 
 def test_it_blocks_on_read_times_not_on_when_the_reducer_ran():
-    sessions = {"ses-a": {"d1": {"read": ts(0), "credited": ts(20 * HOUR)}}}
+    sessions = upvoted.Credits({"ses-a": {"d1": {"read": ts(0), "credited": ts(20 * HOUR)}}})
     at = lambda seconds: clock.micros(ts(seconds))  # noqa: E731
     assert upvoted.blocks(sessions, "ses-a", "d1", at(DAY - 1))
     assert not upvoted.blocks(sessions, "ses-a", "d1", at(DAY))  # exactly a day after the read
@@ -53,7 +55,9 @@ def test_a_version_1_file_is_read_with_its_instant_as_both(lab):
 
 @pytest.mark.parametrize("spoilt", [{"sessions": {"ses-a": {"d1": 5}}},
                                     {"sessions": {"ses-a": {"d1": {"read": ts(1)}}}},
-                                    {"sessions": {"ses-a": ["d1"]}}])
+                                    {"sessions": {"ses-a": ["d1"]}},
+                                    {"sessions": {}, "reads": {"d1": ts(1)}},
+                                    {"sessions": {}, "reads": [{"read": ts(1), "session": "ses-a"}]}])
 def test_a_spoilt_entry_moves_the_file_aside(lab, spoilt):
     path = lab.cfg().active.upvoted_path
     lab.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,3 +101,34 @@ def test_a_failure_between_the_two_ledgers_loses_the_vote_rather_than_doubling_i
     again = lab.reduce(at=200)
     assert again.credited == [] and [c["credited"] for c in lab.consumed()] == [True]
     assert lab.votes() == {}
+
+
+@pytest.mark.parametrize("again_at", [200, 30 * HOUR], ids=["covered-under-the-new-root", "credit-under-the-new-root"])
+def test_a_read_counted_before_its_session_was_linked_stays_the_credit_it_was(lab, again_at):
+    # The parent credits d1; its child (not yet linked) reads d1 and credits it as a root of its own,
+    # but the consumed line is lost; then the link arrives. The retry would now judge the read under
+    # the parent: covered (no credited line for a vote already given) or a credit (a second vote for
+    # one read). It is marked as the credit it was, under the child.
+    from reference import runlog
+
+    lab.write([run(0, R1, "ses-p", [lab.doc("d1")]), evidence(60, "ses-p", lab.path("d1"))])
+    assert lab.reduce(at=70).credited == [("ses-p", "d1")]
+    lab.append([run(again_at - 50, R2, "ses-c", [lab.doc("d1")]), evidence(again_at, "ses-c", lab.path("d1"))])
+    with mock.patch.object(runlog, "append_bytes", side_effect=OSError("disk full")):
+        assert lab.reduce(at=again_at + 10).credited == [("ses-c", "d1")]
+    lab.append([link(again_at + 20, "ses-c", "ses-p")])
+    retry = lab.reduce(at=again_at + 30)
+    assert retry.credited == [] and retry.consumed == 1
+    assert lab.votes() == {"d1": 2}
+    assert sorted((c["session"], c["credited"]) for c in lab.consumed()) == [("ses-c", True), ("ses-p", True)]
+    assert lab.reduce(at=again_at + 40).consumed == 0
+
+
+def test_counted_reads_expire_with_their_entries(lab):
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1")),
+               run(0, R2, "ses-b", [lab.doc("d2")])])
+    lab.reduce(at=HOUR)
+    lab.append([run(2 * DAY, "r3", "ses-b", [lab.doc("d3")]), evidence(2 * DAY + 5, "ses-b", lab.path("d3"))])
+    lab.reduce(at=2 * DAY + 10)
+    raw = json.loads(open(lab.cfg().active.upvoted_path).read())
+    assert [(r["session"], r["key"]) for r in raw["reads"]] == [("ses-b", "d3")]
