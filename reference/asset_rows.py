@@ -123,3 +123,7 @@ def _fan_out(assets: Sequence[tree.AssetFile], warn: Warn, workers: int) -> Iter
             for message in said:
                 warn(message)
             yield Prepared(asset, *rows)
+        # Let the workers finish rather than be terminated on leaving the block: a process killed
+        # while it exits can leave half-written files behind (a measuring tool's data, say).
+        pool.close()
+        pool.join()
