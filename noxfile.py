@@ -14,12 +14,9 @@ import nox
 nox.options.sessions = ["tests", "lint", "typecheck", "corpus_lint", "conformance"]
 nox.options.reuse_existing_virtualenvs = True
 
-# Branch coverage a full run must reach, per package. Full runs lose one coverage data file (left
-# empty, so `coverage combine` skips it with a warning) and with it much of what one worker's tests
-# covered: two runs of the same code measured reference/ 91% and 86%, conformance/ 61% and 61%
-# (conformance/shrink.py: 85% from its own test file alone, 14% in the combined data). The gates
-# sit under what such a run measures until the process that leaves the empty file is found.
-COVERAGE_GATES = {"reference": 80, "conformance": 55}
+# Branch coverage a full run must reach, per package, a little under what one measures (reference/
+# 93%, conformance/ 91%), so that a real loss fails the run and noise does not.
+COVERAGE_GATES = {"reference": 90, "conformance": 88}
 WORKERS = "2"
 NO_TESTS_COLLECTED = 5
 # Scratch space in memory, where the machine has it: every case writes a sandbox (a team tree, an
