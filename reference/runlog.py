@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 
-from .storage import append_bytes, ensure_dir, locked
+from .storage import append_bytes, ensure_dir, locked, utf8
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ KINDS = frozenset({"run", "claim", "evidence", "link", "consumed"})
 
 
 def encode(record: Mapping[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return utf8(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 def append(log_path: str, lock_path: str, records: Iterable[Mapping[str, Any]], wait: float) -> None:

@@ -115,3 +115,11 @@ def lock_wait(env: Mapping[str, str]) -> float:
         except ValueError:
             pass
     return DEFAULT_LOCK_WAIT
+
+
+def utf8(text: str) -> bytes:
+    """Text as the state's JSON files spell it (the recall log, the per-session ledger, the
+    reducer's checkpoint). A log line may escape a lone surrogate (a file name that is not UTF-8,
+    as Python's ``json`` writes one); decoding gives the surrogate back, which has no UTF-8 form,
+    so it is spelt as the JSON escape it came from rather than stop the writer or the reducer."""
+    return text.encode("utf-8", "backslashreplace")

@@ -35,7 +35,7 @@ import os
 from collections.abc import Callable
 
 from .clock import ClockError, micros
-from .storage import write_atomic
+from .storage import utf8, write_atomic
 
 VERSION = 3
 TTL = 24 * 3600 * 1_000_000  # microseconds
@@ -180,4 +180,4 @@ def save(path: str, credits: Credits, now: int) -> None:
     # One line: an indented dump takes json's slow path, and a Stop that credits writes this file.
     data = json.dumps({"version": VERSION, "sessions": kept, "reads": reads}, ensure_ascii=False,
                       separators=(",", ":")) + "\n"
-    write_atomic(path, data.encode("utf-8"))
+    write_atomic(path, utf8(data))

@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..storage import write_atomic
+from ..storage import utf8, write_atomic
 from .logread import (
     KINDS,
     Lines,
@@ -91,14 +91,14 @@ class Makers:
 
     @staticmethod
     def line(maker: Maker, since: int) -> bytes:
-        return json.dumps([maker[0], maker[1], since], ensure_ascii=False).encode("utf-8")
+        return utf8(json.dumps([maker[0], maker[1], since], ensure_ascii=False))
 
     def of(self, sessions: set[str] | None = None) -> list[tuple[Maker, int]]:
         """The makers of ``sessions`` (None: all)."""
         if sessions is None:
             chosen = self.lines
         else:
-            needles = [json.dumps(session, ensure_ascii=False).encode("utf-8") for session in sessions]
+            needles = [utf8(json.dumps(session, ensure_ascii=False)) for session in sessions]
             chosen = [line for line in self.lines if any(needle in line for needle in needles)]
         out = []
         for line in chosen:
@@ -223,7 +223,7 @@ class _Known:
         self.links: dict[str, tuple[int, str, Record]] | None = None
 
     def _naming(self, kind: str, run_id: str) -> list[Record]:
-        needle = b'"run":' + json.dumps(run_id, ensure_ascii=False).encode("utf-8")
+        needle = b'"run":' + utf8(json.dumps(run_id, ensure_ascii=False))
         raw = [line for line in self.lines.raw[kind] if needle in line]
         found = Lines(b"\n".join(raw)).get(kind) if raw else []
         return [rec for rec in found + self.lines.done[kind] if rec.get("run") == run_id]
@@ -312,6 +312,6 @@ def save(scope: Scope, view: View, fields: dict[str, Any], body: bytes) -> None:
     head = {k: v for k, v in fields.items() if k not in ("makers", "digest")}
     head.update(v=VERSION, dev=view.identity[0], ino=view.identity[1], offset=view.offset, tail=view.tail.hex(),
                 makers=len(makers))
-    data = b"\n".join([json.dumps(head).encode(), json.dumps(fields["digest"], ensure_ascii=False).encode("utf-8"),
+    data = b"\n".join([json.dumps(head).encode(), utf8(json.dumps(fields["digest"], ensure_ascii=False)),
                        *makers, b""]) + body
     write_atomic(scope.checkpoint_path, data, durable=False)

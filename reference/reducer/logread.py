@@ -16,6 +16,7 @@ import json
 import re
 
 from ..clock import ClockError, micros
+from ..storage import utf8
 
 TYPE_CHECKING = False  # typing is not imported at run time: a Stop pays for every import
 if TYPE_CHECKING:
@@ -256,4 +257,4 @@ def maybe_recall_subagent(line: bytes, field: bytes, absent: bool) -> bool:
 
 def encode(rec: Record) -> bytes:
     """A record in the log's own spelling (``runlog.encode``), without the newline."""
-    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return utf8(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))

@@ -12,6 +12,7 @@ import json
 import re
 from bisect import bisect_left
 
+from ..storage import utf8
 from .join import Read, comparable, counts
 from .logread import (
     CONSUMED_ID,
@@ -191,7 +192,7 @@ def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]
     counting = [read for read in model.reads if read.counts]
     if not counting:
         return []
-    needles = {json.dumps(read.path, ensure_ascii=False).encode("utf-8") for read in counting if read.exact}
+    needles = {utf8(json.dumps(read.path, ensure_ascii=False)) for read in counting if read.exact}
     inexact = sorted(read.ts for read in counting if not read.exact)
     readers = {read.session for read in counting}
     marked: set[str | None] = set()

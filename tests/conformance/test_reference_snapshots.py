@@ -75,7 +75,10 @@ def _spelled(value: Any, allowed: frozenset[str]) -> Any:
 
 
 def _text(value: Any, allowed: frozenset[str]) -> str:
-    return json.dumps(_spelled(value, allowed), indent=2, ensure_ascii=False) + "\n"
+    """A lone surrogate (a log line may escape one, for a file name that is not UTF-8) has no
+    UTF-8 form: it is pinned as its JSON escape, so the snapshot file can be written and read."""
+    text = json.dumps(_spelled(value, allowed), indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @pytest.mark.parametrize("scenario", CASES, ids=[s.id for s in CASES])

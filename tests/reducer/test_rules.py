@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 
@@ -386,3 +387,29 @@ def test_a_stop_settles_its_own_session_family_and_pull_the_rest(tmp_path):
     assert reducer.reduce(cfg, print, "ses-a").credited == []
     assert reducer.reduce(cfg, print).credited == [("ses-b", "a")]
     assert ledger.read(scope.ledger_path)["a"]["upvoted_count"] == 2
+
+
+def test_a_path_escaping_a_lone_surrogate_is_credited_once_and_written_back_escaped(lab):
+    """A file name that is not UTF-8 reaches the log as an escaped lone surrogate (Python's json
+    writes one so); decoding gives the surrogate back, and every byte needle and line written from
+    it must spell the escape again instead of stopping the reducer."""
+    path = lab.path("caf\udce9")
+    lines = [run(0, R1, "ses-a", [lab.doc("caf\udce9")]), evidence(5, "ses-a", path)]
+    lab.log_path.parent.mkdir(parents=True, exist_ok=True)
+    lab.log_path.write_bytes(b"".join(json.dumps(rec, separators=(",", ":")).encode("ascii") + b"\n" for rec in lines))
+    assert lab.reduce().credited == [("ses-a", "caf\udce9")]
+    written = lab.log_path.read_bytes()
+    assert b"\\udce9" in written.splitlines()[-1]  # the consumed line spells the escape
+    assert [rec["kind"] for rec in lab.log()] == ["run", "evidence", "consumed"]
+    assert lab.reduce(at=90_001.0).credited == []
+
+
+def test_a_line_with_a_lone_surrogate_is_written_as_its_escape_and_reads_back():
+    """The hook writes what the agent sent: a file name that is not UTF-8 comes as an escaped lone
+    surrogate in the payload's JSON, and the log line must spell it so, not fail to be written."""
+    from reference import runlog
+
+    rec = {"kind": "evidence", "ts": "2026-11-30T10:00:00.000Z", "session": "s", "path": "/t/caf\udce9.md"}
+    line = runlog.encode(rec)
+    assert b"caf\\udce9.md" in line
+    assert json.loads(line) == rec
