@@ -24,7 +24,10 @@ class ProtocolViolation(ValueError):
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One UTF-8 line. A lone surrogate (a log line may carry one escaped: a file name that is not
+    UTF-8) has no UTF-8 form, so it goes as the JSON escape it is, which decodes back to it."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return text.encode("utf-8", "backslashreplace")
 
 
 def decode(line: bytes) -> dict[str, Any]:

@@ -28,13 +28,19 @@ if TYPE_CHECKING:
 KINDS = frozenset({"run", "claim", "evidence", "link", "consumed"})
 
 
-def encode(record: Mapping[str, Any]) -> bytes:
-    return utf8(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+def encode(record: Mapping[str, Any], strict: bool = False) -> bytes:
+    """One line; ``strict`` refuses text with no UTF-8 form (``UnicodeEncodeError``) instead of
+    writing it escaped as ``storage.utf8`` does."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return text.encode("utf-8") if strict else utf8(text)
 
 
-def append(log_path: str, lock_path: str, records: Iterable[Mapping[str, Any]], wait: float) -> None:
-    """Append ``records`` as one write under the log's lock."""
-    data = b"".join(encode(r) for r in records)
+def append(log_path: str, lock_path: str, records: Iterable[Mapping[str, Any]], wait: float,
+           strict: bool = False) -> None:
+    """Append ``records`` as one write under the log's lock. The hook appends ``strict``ly: a
+    payload holding text that is not valid Unicode is not an agent's, and nothing of it is written;
+    the reducer writes back what the log already holds, escaped."""
+    data = b"".join(encode(r, strict) for r in records)
     if not data:
         return
     ensure_dir(os.path.dirname(log_path))

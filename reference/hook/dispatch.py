@@ -307,7 +307,7 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
         return
     scope = cfg.active
     try:  # every line is encoded before the lock is taken, so a bad one writes nothing
-        append(scope.log_path, scope.log_lock, outcome.records, lock_wait(env))
+        append(scope.log_path, scope.log_lock, outcome.records, lock_wait(env), strict=True)
     except UnicodeError:
         debug("the payload holds text that is not valid Unicode: ignored")
 
