@@ -53,10 +53,14 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
 
             with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
                 guard = upvoted.load(scope.upvoted_path, ts, warn)
-                decisions = [_as_counted(d, guard) for d in decisions]
-                for d in decisions:
+                decisions = list(decisions)
+                for i, d in enumerate(decisions):
                     read, key = d.match.read, d.match.key
-                    if not d.credit or upvoted.counted(guard, read.ident, key) is not None:
+                    root = upvoted.counted(guard, read.ident, key)
+                    if root is not None:  # counted already: the credit it was, under that root
+                        decisions[i] = Decision(d.match, True, root)
+                        continue
+                    if not d.credit:
                         continue
                     if not upvoted.blocks(guard, read.root, key, read.ts):
                         upvoted.remember(guard, read.root, key, read.ident, ts)
@@ -88,9 +92,3 @@ def _any_counted(path: str, decisions: list[Decision]) -> bool:
     guard = upvoted.peek(path)
     return any(upvoted.counted(guard, d.match.read.ident, d.match.key) is not None for d in decisions)
 
-
-def _as_counted(d: Decision, guard: upvoted.Credits) -> Decision:
-    """A read the ledgers already counted is marked as the credit it was, under the root it was
-    counted under, whatever the log decides now."""
-    root = upvoted.counted(guard, d.match.read.ident, d.match.key)
-    return d if root is None else Decision(d.match, True, root)

@@ -405,8 +405,9 @@ def test_a_path_escaping_a_lone_surrogate_is_credited_once_and_written_back_esca
 
 
 def test_a_line_with_a_lone_surrogate_is_written_as_its_escape_and_reads_back():
-    """The hook writes what the agent sent: a file name that is not UTF-8 comes as an escaped lone
-    surrogate in the payload's JSON, and the log line must spell it so, not fail to be written."""
+    """What the reducer writes back from the log (a consumed line naming a read of a file whose name
+    is not UTF-8) spells the escaped lone surrogate so, not fail to be written. (The hook appends
+    strictly: a payload holding one writes nothing, ``tests/hook/test_dispatch.py``.)"""
     from reference import runlog
 
     rec = {"kind": "evidence", "ts": "2026-11-30T10:00:00.000Z", "session": "s", "path": "/t/caf\udce9.md"}
