@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as _dt
+    from collections.abc import Mapping
 
 
 class ClockError(ValueError):

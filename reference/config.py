@@ -9,7 +9,10 @@ inherited. This module reads only ``os``-level facts so the hook path can use it
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+
+TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 WORKSPACE = "workspace"
 USER = "user"

@@ -33,17 +33,16 @@ that cannot import PyYAML, is left untouched (:class:`YamlUnavailable`).
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
+from . import jsontext
 from .storage import locked, write_atomic
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
     from typing import Any
 
     Document = dict[str, Any]
@@ -73,27 +72,49 @@ def new_document() -> Document:
 
 # --- writing ------------------------------------------------------------------------------------
 
-# Patterns whose classes reach into the surrogates are left as text and compiled by ``re`` (and
-# kept in its cache) on first use: compiling each costs about half a millisecond, and a recall
-# that reads and writes a ledger in the usual spelling never needs them.
+# A recall and every Stop that credits read and write the ledger in a fresh process, where ``re``
+# costs more than the reading and writing: the spellings every ledger line uses are recognised with
+# string operations, and ``re`` is imported only for what is rare (quoted scalars, escapes).
 _UNSAFE = "[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]"
-# A plain scalar every YAML reader takes for this very string: it starts with a letter (so it is
-# no number, date or indicator), holds only word characters, a few punctuation marks and single
-# inner spaces, and is none of the words YAML 1.1 or 1.2 reads as a boolean or null.
-_PLAIN = re.compile(r"[^\W\d][\w./@+()-]*(?: [\w./@+()-]+)*")
 _WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
-_INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+_PLAIN_MARKS = str.maketrans("", "", "_./@+()- ")
+_DIGITS = frozenset("0123456789")
+
+
+def _plain_word(text: str) -> bool:
+    """A plain scalar every YAML reader takes for this very string: it starts with a letter (so it
+    is no number, date or indicator), holds only word characters (``\\w``: letters, digits of any
+    script, ``_``), ``./@+()-`` and single inner spaces."""
+    if not text:
+        return False
+    first = text[0]
+    if not (first.isalnum() or first == "_") or first.isdecimal():
+        return False
+    if text[-1] == " " or "  " in text:
+        return False
+    rest = text.translate(_PLAIN_MARKS)
+    return not rest or rest.isalnum()
+
+
+def _is_instant(text: str) -> bool:
+    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` with ASCII digits, as ``toISOString`` writes an instant."""
+    return (len(text) == 24 and text[4] == text[7] == "-" and text[10] == "T" and text[13] == text[16] == ":"
+            and text[19] == "." and text[23] == "Z"
+            and all(c in _DIGITS for c in text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16]
+                    + text[17:19] + text[20:23]))
 
 
 def _quoted(text: str) -> str:
     """A double-quoted scalar that JSON and both YAML versions read back as ``text``: the
     characters YAML refuses raw, or reads as line breaks, are escaped."""
-    return re.sub(_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+    import re
+
+    return re.sub(_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", jsontext.quote(text))
 
 
 def _key(text: str) -> str:
     """A key as teamai spells it where every reader agrees on it, else double-quoted."""
-    if _PLAIN.fullmatch(text) and text.lower() not in _WORDS:
+    if _plain_word(text) and text.lower() not in _WORDS:
         return text
     return _quoted(text)
 
@@ -101,7 +122,7 @@ def _key(text: str) -> str:
 def _string(text: str) -> str:
     """A value: as a key, and instants unquoted as ``toISOString`` writes them (YAML 1.1 readers
     take them for timestamps of that very instant)."""
-    if _INSTANT.fullmatch(text):
+    if _is_instant(text):
         return text
     return _key(text) if text else '""'
 
@@ -188,18 +209,15 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
             "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
             "P": "\u2029"}
-_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
-_DOUBLE = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+_QUOTED: dict[str, Any] = {}  # the patterns of quoted scalars, compiled on first use (``_patterns``)
 # Raw characters this reader leaves to PyYAML: in quotes, what YAML 1.2 says must be escaped there
 # (teamai's writer leaves DEL, the C1 controls and the Unicode line separators raw inside quotes,
 # and YAML 1.2 reads them as themselves); unquoted, every control character.
 _RAW_CONTROL = "[\x00-\x08\x0a-\x1f\ud800-\udfff]"  # compiled on first use, like _UNSAFE
 _RAW_CONTROL_PLAIN = "[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]"
 _SURROGATE = "[\ud800-\udfff]"
-_INT = re.compile(r"[-+]?[0-9]+")
-_FLOATISH = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
-                       r"|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+")
+_OCTAL = frozenset("01234567")
+_HEX = frozenset("0123456789abcdefABCDEF")
 _NULLS = frozenset({"~", "null", "Null", "NULL"})
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
@@ -213,10 +231,23 @@ def _unescape(match: re.Match[str]) -> str:
     return _ESCAPES[code]
 
 
+def _patterns() -> dict[str, Any]:
+    """``re`` and the patterns of quoted scalars: most ledgers quote nothing, so a fresh process
+    pays for them only when a line does."""
+    if not _QUOTED:
+        import re
+
+        _QUOTED.update(re=re, escape=re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL),
+                       double=re.compile(r'"((?:[^"\\]|\\.)*)"'), single=re.compile(r"'((?:[^']|'')*)'"))
+    return _QUOTED
+
+
 def _quoted_at(text: str) -> tuple[Any, int]:
     """The quoted scalar at the start of ``text`` and where it ends; ``_NO`` for what this reader
     leaves to PyYAML (a raw control character, an escape YAML does not have, a surrogate)."""
-    match = (_DOUBLE if text[0] == '"' else _SINGLE).match(text)
+    found = _patterns()
+    re = found["re"]
+    match = found["double" if text[0] == '"' else "single"].match(text)
     if match is None or re.search(_RAW_CONTROL, match.group(1)):
         return _NO, 0
     body = match.group(1)
@@ -224,12 +255,89 @@ def _quoted_at(text: str) -> tuple[Any, int]:
         return body.replace("''", "'"), match.end()
     if "\\" in body:
         try:
-            body = _ESCAPE.sub(_unescape, body)
+            body = found["escape"].sub(_unescape, body)
         except (ValueError, OverflowError):
             return _NO, 0
         if re.search(_SURROGATE, body):
             return _NO, 0
     return body, match.end()
+
+
+def _raw_control_plain(text: str) -> bool:
+    """Whether ``text`` holds a character of ``_RAW_CONTROL_PLAIN``."""
+    if text.isascii() and text.isprintable():
+        return False
+    return any(c <= "\x08" or "\x0a" <= c <= "\x1f" or "\x7f" <= c <= "\x9f" or "\ud800" <= c <= "\udfff"
+               for c in text)
+
+
+def _digits(text: str, allowed: frozenset[str] = _DIGITS) -> bool:
+    """One or more characters, all of ``allowed`` (ASCII digits by default)."""
+    return bool(text) and all(c in allowed for c in text)
+
+
+def _unsigned(text: str) -> str:
+    return text[1:] if text[:1] in ("-", "+") else text
+
+
+def _is_int(text: str) -> bool:
+    """``[-+]?[0-9]+``"""
+    return _digits(_unsigned(text))
+
+
+def _is_floatish(text: str) -> bool:
+    """What YAML 1.2's core schema reads as a float, or an octal or hexadecimal integer:
+    ``[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?``, ``[-+]?.inf``, ``.nan`` (in three
+    cases each), ``0o[0-7]+``, ``0x[0-9a-fA-F]+``."""
+    if text in (".nan", ".NaN", ".NAN"):
+        return True
+    if text[:2] == "0o" and _digits(text[2:], _OCTAL) or text[:2] == "0x" and _digits(text[2:], _HEX):
+        return True
+    body = _unsigned(text)
+    if body in (".inf", ".Inf", ".INF"):
+        return True
+    cut = max(body.find("e"), body.find("E"))
+    if cut >= 0:
+        mantissa, exponent = body[:cut], body[cut + 1:]
+        if not _is_int(exponent):
+            return False
+    else:
+        mantissa = body
+    whole, dot, fraction = mantissa.partition(".")
+    if not dot:
+        return _digits(whole)
+    return _digits(whole) and (not fraction or _digits(fraction)) or not whole and _digits(fraction)
+
+
+_KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_KEY_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./@+()-"
+
+
+def _common(line: str) -> tuple[int, str, Any] | None:
+    """(indent, key, value or ``_OPEN``) of the lines most of a ledger is made of: spaces, a plain
+    ASCII word key and its colon, then nothing, a count, ``""``, ``{}`` or an instant."""
+    body = line.lstrip(" ")
+    colon = body.find(":")
+    if colon < 1 or body[0] not in _KEY_START:
+        return None
+    key = body[:colon]
+    if key.strip(_KEY_MARKS) or key in _NOT_KEYS:
+        return None
+    rest = body[colon + 1:]
+    if not rest:
+        return len(line) - len(body), key, _OPEN
+    if rest[0] != " ":
+        return None
+    value = rest[1:]
+    if value[:1] == "-" and _digits(value[1:]) or _digits(value):
+        return len(line) - len(body), key, int(value)
+    if value == '""':
+        return len(line) - len(body), key, ""
+    if value == "{}":
+        return len(line) - len(body), key, {}
+    if _is_instant(value):
+        return len(line) - len(body), key, value
+    return None
 
 
 
@@ -238,15 +346,15 @@ def _plain(text: str) -> Any:
     first = text[0]
     if first in _INDICATORS and not (first in "-?:" and len(text) > 1 and text[1] not in " \t"):
         return _NO
-    if ": " in text or " #" in text or text[-1] in " \t:" or re.search(_RAW_CONTROL_PLAIN, text):
+    if ": " in text or " #" in text or text[-1] in " \t:" or _raw_control_plain(text):
         return _NO
-    if _INT.fullmatch(text):
+    if _is_int(text):
         return int(text)
     if text in _NULLS:
         return None
     if text in _BOOLS:
         return _BOOLS[text]
-    if _FLOATISH.fullmatch(text):
+    if _is_floatish(text):
         return _number(text)
     return text
 
@@ -297,9 +405,6 @@ def _key_at(text: str) -> tuple[Any, str | None]:
     return key, rest[1:]
 
 
-# Most lines of a ledger: a plain word key, then nothing, a count, "" or {}, or an instant.
-_COMMON = re.compile(r'( *)([A-Za-z_][A-Za-z0-9_./@+()-]*):(?: (?:(-?[0-9]+)|(""|\{\})|'
-                     r'([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z)))?')
 _NOT_KEYS = frozenset({"null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"})
 _OPEN = object()  # a key whose value starts on the next line
 
@@ -324,20 +429,12 @@ def _fast_parse(text: str) -> Any:
     root: dict[Any, Any] = {}
     stack: list[tuple[int, dict[Any, Any]]] = [(0, root)]
     open_key: tuple[int, dict[Any, Any], Any] | None = None
-    common = _COMMON.fullmatch
     for line in text.split("\n"):
         if not line:
             continue
-        match = common(line)
-        if match is not None and match.group(2) not in _NOT_KEYS:
-            spaces, key, count, empty, instant = match.groups()
-            indent = len(spaces)
-            if count is not None:
-                value: Any = int(count)
-            elif empty is not None:
-                value = "" if empty == '""' else {}
-            else:
-                value = _OPEN if instant is None else instant
+        found = _common(line)
+        if found is not None:
+            indent, key, value = found
         else:
             indent, key, value = _line(line)
             if key is _NO or value is _NO:
@@ -394,6 +491,8 @@ def _loader(yaml: Any) -> Any:
     """PyYAML's safe loader resolving plain scalars as YAML 1.2's core schema does."""
     global _LOADER
     if _LOADER is None:
+        import re
+
         class Core12(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
             pass
 
@@ -595,22 +694,44 @@ def _raise_deltas(document: Document, before: dict[str, tuple[int, ...]]) -> Non
                 delta[delta_name] = delta.get(delta_name, 0) + change
 
 
-@contextmanager
-def editing(path: str, lock_path: str, wait: float, stamp: str,
-            warn: Callable[[str], None]) -> Iterator[Votes]:
-    """Lock the ledger and yield its votes for editing; on success write the whole document back
-    atomically, with the deltas raised by every count the caller raised."""
-    with locked(lock_path, "the votes ledger", wait):
+class editing:  # noqa: N801 - used as a function: ``with editing(...) as votes:``
+    """Lock the ledger and give its votes for editing; when the block ends without an error, write
+    the whole document back atomically, with the deltas raised by every count the caller raised.
+
+    A class rather than a ``contextlib`` generator, which would cost every Stop its import."""
+
+    def __init__(self, path: str, lock_path: str, wait: float, stamp: str, warn: Callable[[str], None]) -> None:
+        self.path, self.stamp, self.warn = path, stamp, warn
+        self.lock = locked(lock_path, "the votes ledger", wait)
+        self.document: Document = {}
+        self.before: Votes = {}
+
+    def __enter__(self) -> Votes:
+        self.lock.__enter__()
         try:
-            document = load(path)
-        except CorruptLedger as exc:
-            aside = _set_aside(path, stamp)
-            warn(f"votes ledger {path} is corrupt ({exc}); moved it to {aside} and started a new one")
-            document = new_document()
-        votes: Votes = document["votes"]
-        before = {key: dict(entry) for key, entry in votes.items()}
-        yield votes
-        if votes == before and os.path.exists(path):
+            try:
+                self.document = load(self.path)
+            except CorruptLedger as exc:
+                aside = _set_aside(self.path, self.stamp)
+                self.warn(f"votes ledger {self.path} is corrupt ({exc}); moved it to {aside} and started a new one")
+                self.document = new_document()
+        except BaseException:
+            self.lock.__exit__()
+            raise
+        votes: Votes = self.document["votes"]
+        self.before = {key: dict(entry) for key, entry in votes.items()}
+        return votes
+
+    def __exit__(self, kind: object, *exc: object) -> None:
+        try:
+            if kind is None:
+                self._write()
+        finally:
+            self.lock.__exit__()
+
+    def _write(self) -> None:
+        votes, before = self.document["votes"], self.before
+        if votes == before and os.path.exists(self.path):
             return
-        _raise_deltas(document, {key: tuple(entry.get(c, 0) for c, _ in COUNTS) for key, entry in before.items()})
-        write_atomic(path, dump(document).encode("utf-8"))
+        _raise_deltas(self.document, {key: tuple(entry.get(c, 0) for c, _ in COUNTS) for key, entry in before.items()})
+        write_atomic(self.path, dump(self.document).encode("utf-8"))

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # A relative path without a base matches a printed path only when its last segments, at least
 # this many, are the printed path's last segments. The spec's "basename plus at least 2 trailing
@@ -36,42 +38,62 @@ from collections.abc import Iterable
 # matches: it names a file in any folder. Ambiguity, not length, is what guards the rest.
 MIN_SUFFIX_SEGMENTS = 2
 
-_GIT_BASH_DRIVE = re.compile(r"^/([A-Za-z])(?=/|$)")
-_DRIVE = re.compile(r"^([A-Za-z]):(?=/|$)")
-_WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:(?:[\\/]|$)|\\\\[^\\])")
+# Read with string operations, not ``re``: the reducer (every Stop) compares paths through here,
+# and ``re`` costs a fresh process more than the comparing does.
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _ends(rest: str) -> bool:
+    """Whether a pattern's ``$`` holds before ``rest``: the end, or a last newline."""
+    return rest == "" or rest == "\n"
+
+
+def _git_bash_drive(p: str) -> bool:
+    """``/c`` alone or before a slash: Git Bash's name for drive C:."""
+    return p[:1] == "/" and p[1:2] in _LETTERS and (p[2:3] == "/" or _ends(p[2:]))
+
+
+def _is_drive(p: str) -> bool:
+    """``C:`` alone or before a slash."""
+    return p[:1] in _LETTERS and p[1:2] == ":" and (p[2:3] == "/" or _ends(p[2:]))
+
+
+def _windows_root(p: str) -> bool:
+    """A drive (``C:``, ``C:\\``, ``C:/``) or a UNC share (two backslashes and a name)."""
+    if p[:1] in _LETTERS and p[1:2] == ":":
+        return p[2:3] in ("\\", "/") or _ends(p[2:])
+    return p[:2] == "\\\\" and p[2:3] not in ("", "\\")
 
 
 def windows_roots(roots: Iterable[str]) -> bool:
     """True when the knowledge roots are Windows paths (a drive letter or a UNC share): only then
     are Git Bash drive folders (``/c/...``) drives."""
-    return any(_WINDOWS_ROOT.match(r.strip()) for r in roots)
+    return any(_windows_root(r.strip()) for r in roots)
 
 
 def normalize(path: str, drives: bool = False) -> str:
     """One spelling: forward slashes, ``C:`` upper case, no doubled slashes; with ``drives``, Git
     Bash's ``/c/...`` as ``C:/...`` too."""
     p = path.strip().replace("\\", "/")
-    m = _GIT_BASH_DRIVE.match(p) if drives else None
-    if m:
-        p = m.group(1).upper() + ":" + p[2:]
-    else:
-        m = _DRIVE.match(p)
-        if m:
-            p = m.group(1).upper() + p[1:]
+    if drives and _git_bash_drive(p):
+        p = p[1].upper() + ":" + p[2:]
+    elif _is_drive(p):
+        p = p[0].upper() + p[1:]
     unc = p.startswith("//")
-    p = re.sub(r"/{2,}", "/", p)
+    while "//" in p:
+        p = p.replace("//", "/")
     return "/" + p if unc else p
 
 
 def _drive(p: str) -> tuple[str, str]:
-    if _DRIVE.match(p):
+    if _is_drive(p):
         return p[:2], p[2:]
     return "", p
 
 
 def is_absolute(path: str) -> bool:
     p = normalize(path)
-    return p.startswith("/") or bool(_DRIVE.match(p))
+    return p.startswith("/") or _is_drive(p)
 
 
 def canonical(path: str) -> str:
@@ -83,7 +105,7 @@ def canonical(path: str) -> str:
 def windows_host(folder: str | None, roots: Iterable[str]) -> bool:
     """Whether a call ran on Windows: its folder is a Windows path; with no folder, the roots are."""
     if folder and folder.strip():
-        return bool(_WINDOWS_ROOT.match(folder.strip()))
+        return _windows_root(folder.strip())
     return windows_roots(roots)
 
 

@@ -37,10 +37,10 @@ from .clock import now_micros, stamp_micros
 from .config import Config
 from .reducer import DAY, Lines, build, checkpoint, keep
 from .reducer.logread import (
-    CONSUMED_ID,
-    EVIDENCE_ID,
     KINDS,
+    consumed_id,
     consumed_identity,
+    evidence_id,
     identity,
     instant,
     raw_ids,
@@ -92,7 +92,7 @@ class _Log:
         if not self.lines and raws:
             self._one_by_one(raws, found, by_kind)
         self.unit = [None] * len(self.lines)
-        for kind, pattern, ident in (("evidence", EVIDENCE_ID, identity), ("consumed", CONSUMED_ID, consumed_identity)):
+        for kind, pattern, ident in (("evidence", evidence_id, identity), ("consumed", consumed_id, consumed_identity)):
             found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], pattern)
             for at, raw_id in zip(by_kind[kind], found_ids, strict=True):
                 if raw_id is not None and at not in self.records:

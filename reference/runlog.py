@@ -15,14 +15,14 @@ are not JSON objects with a known ``kind``: a torn or hand-edited line must not 
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Mapping
 
+from . import jsontext
 from .storage import append_bytes, ensure_dir, locked, utf8
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
 KINDS = frozenset({"run", "claim", "evidence", "link", "consumed"})
@@ -31,7 +31,7 @@ KINDS = frozenset({"run", "claim", "evidence", "link", "consumed"})
 def encode(record: Mapping[str, Any], strict: bool = False) -> bytes:
     """One line; ``strict`` refuses text with no UTF-8 form (``UnicodeEncodeError``) instead of
     writing it escaped as ``storage.utf8`` does."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    text = jsontext.dumps(record) + "\n"
     return text.encode("utf-8") if strict else utf8(text)
 
 
@@ -56,7 +56,7 @@ def parse_lines(data: bytes) -> tuple[list[dict[str, Any]], int]:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = jsontext.loads(raw)
         except ValueError:
             bad += 1
             continue

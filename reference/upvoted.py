@@ -30,12 +30,15 @@ overwritten, and the move is named in a warning.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable
 
+from . import jsontext
 from .clock import ClockError, micros
 from .storage import utf8, write_atomic
+
+TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 VERSION = 3
 TTL = 24 * 3600 * 1_000_000  # microseconds
@@ -72,7 +75,7 @@ def _entry(value: object) -> Entry | None:
 
 def _parse(text: str) -> Credits:
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except ValueError as exc:
         raise CorruptUpvoted("not JSON") from exc
     if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
@@ -178,6 +181,5 @@ def save(path: str, credits: Credits, now: int) -> None:
     reads = [{"read": ident[0], "session": ident[1], "path": ident[2], "root": e["root"], "key": key,
               "credited": e["credited"]} for (ident, key), e in sorted(credits.reads.items()) if not expired(e, now)]
     # One line: an indented dump takes json's slow path, and a Stop that credits writes this file.
-    data = json.dumps({"version": VERSION, "sessions": kept, "reads": reads}, ensure_ascii=False,
-                      separators=(",", ":")) + "\n"
+    data = jsontext.dumps({"version": VERSION, "sessions": kept, "reads": reads}) + "\n"
     write_atomic(path, utf8(data))

@@ -17,15 +17,15 @@ Imports stay small on purpose: no YAML, no SQLite, no argparse, no index.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
 
-from .. import clock, config
+from .. import clock, config, jsontext
 from ..storage import append_bytes, ensure_dir, lock_wait
 from .agents import AGENTS
 from .toolcall import POST_TOOL_USE, POST_TOOL_USE_FAILURE, SESSION_START, STOP, SUBAGENT_STOP, ToolCall
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from typing import IO, Any
 
 MAX_PAYLOAD = 8 * 1024 * 1024  # bytes of stdin parsed; a larger payload is noted and ignored
@@ -161,13 +161,11 @@ def _read(stdin: IO[bytes] | IO[str]) -> bytes | None:
 
 
 def _parse_payload(raw: bytes, debug: Callable[[str], None]) -> dict[str, Any] | None:
-    import json
-
     if not raw.strip():
         debug("empty payload")
         return None
     try:
-        payload = json.loads(raw)
+        payload = jsontext.loads(raw)
     except (ValueError, RecursionError):
         debug("payload is not JSON")
         return None
@@ -195,9 +193,7 @@ def _stopping_session(agent: str, raw: bytes | None, payload: Mapping[str, Any] 
         return None
     try:
         if payload is None and raw is not None:
-            import json
-
-            payload = json.loads(raw)
+            payload = jsontext.loads(raw)
         return to_toolcall(agent, payload, event).session if isinstance(payload, dict) else None
     except Exception:  # noqa: BLE001 - a payload we cannot read just means a wider reduce
         return None

@@ -33,9 +33,9 @@ they are worked out again.
 
 from __future__ import annotations
 
-import json
 import os
 
+from .. import jsontext
 from ..storage import utf8, write_atomic
 from .logread import (
     KINDS,
@@ -91,19 +91,19 @@ class Makers:
 
     @staticmethod
     def line(maker: Maker, since: int) -> bytes:
-        return utf8(json.dumps([maker[0], maker[1], since], ensure_ascii=False))
+        return utf8(jsontext.dumps([maker[0], maker[1], since], spaced=True))
 
     def of(self, sessions: set[str] | None = None) -> list[tuple[Maker, int]]:
         """The makers of ``sessions`` (None: all)."""
         if sessions is None:
             chosen = self.lines
         else:
-            needles = [utf8(json.dumps(session, ensure_ascii=False)) for session in sessions]
+            needles = [utf8(jsontext.quote(session)) for session in sessions]
             chosen = [line for line in self.lines if any(needle in line for needle in needles)]
         out = []
         for line in chosen:
             try:
-                session, agent, since = json.loads(line)
+                session, agent, since = jsontext.loads(line)
             except ValueError:
                 continue
             if (isinstance(session, str) and isinstance(agent, (str, type(None))) and isinstance(since, int)
@@ -126,7 +126,7 @@ def _pread(fd: int, start: int, size: int) -> bytes:
 
 def _header(raw: bytes) -> dict[str, Any] | None:
     try:
-        head = json.loads(raw)
+        head = jsontext.loads(raw)
     except ValueError:
         return None
     fields = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "horizon": int, "newest": int,
@@ -181,7 +181,7 @@ def _load(path: str) -> tuple[dict[str, Any] | None, str, Makers, bytes]:
     if head is None:
         return none
     try:
-        digest = json.loads(raw[first + 1:second])
+        digest = jsontext.loads(raw[first + 1:second])
     except ValueError:
         return none
     at, makers = second + 1, []
@@ -204,7 +204,7 @@ def follow(view: View) -> Lines | None:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = jsontext.loads(raw)
         except ValueError:
             rec = None
         if well_formed(rec) and known.needs_everything(rec):
@@ -223,7 +223,7 @@ class _Known:
         self.links: dict[str, tuple[int, str, Record]] | None = None
 
     def _naming(self, kind: str, run_id: str) -> list[Record]:
-        needle = b'"run":' + utf8(json.dumps(run_id, ensure_ascii=False))
+        needle = b'"run":' + utf8(jsontext.quote(run_id))
         raw = [line for line in self.lines.raw[kind] if needle in line]
         found = Lines(b"\n".join(raw)).get(kind) if raw else []
         return [rec for rec in found + self.lines.done[kind] if rec.get("run") == run_id]
@@ -312,6 +312,6 @@ def save(scope: Scope, view: View, fields: dict[str, Any], body: bytes) -> None:
     head = {k: v for k, v in fields.items() if k not in ("makers", "digest")}
     head.update(v=VERSION, dev=view.identity[0], ino=view.identity[1], offset=view.offset, tail=view.tail.hex(),
                 makers=len(makers))
-    data = b"\n".join([json.dumps(head).encode(), utf8(json.dumps(fields["digest"], ensure_ascii=False)),
+    data = b"\n".join([jsontext.dumps(head, spaced=True).encode(), utf8(jsontext.dumps(fields["digest"], spaced=True)),
                        *makers, b""]) + body
     write_atomic(scope.checkpoint_path, data, durable=False)

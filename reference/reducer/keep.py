@@ -19,17 +19,17 @@ the pending reads that can never count. Lines are decoded only where their bytes
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 
+from .. import jsontext
 from ..clock import stamp_micros
 from .checkpoint import PREFIX, SLACK, Makers, View, kind_of
 from .join import counts, matches
 from .logread import (
-    CONSUMED_ID,
     DAY,
     KINDS,
     Lines,
+    consumed_id,
     consumed_identity,
     encode,
     identity,
@@ -136,7 +136,7 @@ def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[di
         if when is not None and settled is not None and settled[1] is not None:
             makers[settled[1]] = min(makers.get(settled[1], when), when)
     floor = stamp_micros(cover).encode()
-    consumed_ids = raw_ids(lines.raw["consumed"], CONSUMED_ID)
+    consumed_ids = raw_ids(lines.raw["consumed"], consumed_id)
     consumed = [line for line, raw_id in zip(lines.raw["consumed"], consumed_ids, strict=True)
                 if raw_id is not None and raw_id[0] >= floor]
     odd = [line for line, raw_id in zip(lines.raw["consumed"], consumed_ids, strict=True) if raw_id is None]
@@ -200,7 +200,7 @@ def grown(view: View) -> tuple[dict[str, Any], bytes]:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = jsontext.loads(raw)
         except ValueError:
             rec = None
         if well_formed(rec):

@@ -12,9 +12,7 @@ after a credited read must compare equal, which floats do not promise.
 
 from __future__ import annotations
 
-import json
-import re
-
+from .. import jsontext
 from ..clock import ClockError, micros
 from ..storage import utf8
 
@@ -69,7 +67,7 @@ class Lines:
 
     def _decode(self, line: bytes) -> Record | None:
         try:
-            rec = json.loads(line)
+            rec = jsontext.loads(line)
         except ValueError:
             rec = None
         if well_formed(rec):
@@ -92,14 +90,14 @@ class Lines:
         """The records of some of this object's raw lines of ``kind`` (malformed ones are counted)."""
         out: list[Record] = []
         try:  # one decode for the whole batch is much cheaper than one per line
-            batch = json.loads(b"[" + b",".join(raw) + b"]")
+            batch = jsontext.loads(b"[" + b",".join(raw) + b"]")
         except ValueError:
             batch = None
         if batch is None or len(batch) != len(raw):
             batch = []
             for line in raw:
                 try:
-                    batch.append(json.loads(line))
+                    batch.append(jsontext.loads(line))
                 except ValueError:
                     batch.append(None)
         for line, rec in zip(raw, batch, strict=True):
@@ -170,18 +168,83 @@ def consumed_identity(rec: Record) -> EvidenceId | None:
     return identity(ev) if isinstance(ev, dict) else None
 
 
-EVIDENCE_ID = re.compile(rb'\{"kind":"evidence","ts":"([^"\\\n]*)","session":"([^"\\\n]*)",'
-                         rb'"agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"')
-CONSUMED_ID = re.compile(rb'"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)","path":"([^"\\\n]*)"\}')
+def _value_at(line: bytes, at: int) -> tuple[bytes, int] | None:
+    """The plain string value starting at ``at`` (no escape, no quote, no newline) and the index
+    of its closing quote."""
+    end = line.find(b'"', at)
+    if end < 0:
+        return None
+    value = line[at:end]
+    if b"\\" in value or b"\n" in value:
+        return None
+    return value, end
 
 
-def raw_ids(raw: list[bytes], pattern: re.Pattern[bytes]) -> list[tuple[bytes, ...] | None]:
-    """The (ts, session, path) of each raw line as bytes, in one pass over them all; None where the
-    line is not in the plain spelling (it is decoded and compared properly later)."""
-    found = pattern.findall(b"\n".join(raw))
-    if len(found) == len(raw):
-        return found
-    return [(m.groups() if (m := pattern.search(line)) else None) for line in raw]
+_EVIDENCE_HEAD = b'{"kind":"evidence","ts":"'
+_CONSUMED_HEAD = b'"evidence":{"ts":"'
+
+
+def evidence_id(line: bytes) -> tuple[bytes, ...] | None:
+    """(ts, session, path) of an evidence line as the log spells it, read from its bytes: the line
+    starts ``{"kind":"evidence","ts":"…","session":"…","agent":…,"actor":{…},"path":"…"``, every
+    value plain (no escape); None for any other spelling (the line is then decoded)."""
+    if not line.startswith(_EVIDENCE_HEAD):
+        return None
+    ts = _value_at(line, len(_EVIDENCE_HEAD))
+    if ts is None or line[ts[1]:ts[1] + 13] != b'","session":"':
+        return None
+    session = _value_at(line, ts[1] + 13)
+    if session is None or line[session[1]:session[1] + 10] != b'","agent":':
+        return None
+    at = session[1] + 10
+    if line[at:at + 4] == b"null":
+        at += 4
+    else:
+        agent = _value_at(line, at + 1) if line[at:at + 1] == b'"' else None
+        if agent is None:
+            return None
+        at = agent[1] + 1
+    if line[at:at + 10] != b',"actor":{':
+        return None
+    close = line.find(b"}", at + 10)
+    if close < 0 or b"{" in line[at + 10:close] or b"\n" in line[at + 10:close]:
+        return None
+    if line[close:close + 10] != b'},"path":"':
+        return None
+    path = _value_at(line, close + 10)
+    return None if path is None else (ts[0], session[0], path[0])
+
+
+def consumed_id(line: bytes) -> tuple[bytes, ...] | None:
+    """(ts, session, path) of the read a consumed line settles, from its bytes: the first
+    ``"evidence":{"ts":"…","session":"…","path":"…"}`` in it with plain values; None when there is
+    none (the line is then decoded)."""
+    at = line.find(_CONSUMED_HEAD)
+    while at >= 0:
+        found = _consumed_at(line, at + len(_CONSUMED_HEAD))
+        if found is not None:
+            return found
+        at = line.find(_CONSUMED_HEAD, at + 1)
+    return None
+
+
+def _consumed_at(line: bytes, at: int) -> tuple[bytes, ...] | None:
+    ts = _value_at(line, at)
+    if ts is None or line[ts[1]:ts[1] + 13] != b'","session":"':
+        return None
+    session = _value_at(line, ts[1] + 13)
+    if session is None or line[session[1]:session[1] + 10] != b'","path":"':
+        return None
+    path = _value_at(line, session[1] + 10)
+    if path is None or line[path[1]:path[1] + 2] != b'"}':
+        return None
+    return ts[0], session[0], path[0]
+
+
+def raw_ids(raw: list[bytes], reader: Callable[[bytes], tuple[bytes, ...] | None]) -> list[tuple[bytes, ...] | None]:
+    """The (ts, session, path) of each raw line as bytes (``evidence_id`` or ``consumed_id``); None
+    where the line is not in the plain spelling (it is decoded and compared properly later)."""
+    return [reader(line) for line in raw]
 
 
 def session_of(line: bytes) -> str | bytes | None:
@@ -234,7 +297,7 @@ def _decoded_paths(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
     paths: list[str] = []
     for line in blob.split(b"\n"):
         try:
-            docs = json.loads(line).get("docs")
+            docs = jsontext.loads(line).get("docs")
         except (ValueError, AttributeError):
             continue
         if isinstance(docs, list):
@@ -257,4 +320,4 @@ def maybe_recall_subagent(line: bytes, field: bytes, absent: bool) -> bool:
 
 def encode(rec: Record) -> bytes:
     """A record in the log's own spelling (``runlog.encode``), without the newline."""
-    return utf8(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+    return utf8(jsontext.dumps(rec))

@@ -8,20 +8,19 @@ whole log. Its outcome depends on the set of lines, never on their order.
 
 from __future__ import annotations
 
-import json
-import re
 from bisect import bisect_left
 
+from .. import jsontext
 from ..storage import utf8
 from .join import Read, comparable, counts
 from .logread import (
-    CONSUMED_ID,
     DAY,
-    EVIDENCE_ID,
     Lines,
     agent_id,
     complete,
+    consumed_id,
     consumed_identity,
+    evidence_id,
     identity,
     instant,
     maybe_recall_subagent,
@@ -91,12 +90,12 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
     model = Model()
     # Cheap first look, before decoding anything: only reads with no consumed line matter, and none
     # means nothing to do. Identities are read as bytes; an unsure one is decoded and judged.
-    consumed_raw = raw_ids(lines.raw["consumed"], CONSUMED_ID)
+    consumed_raw = raw_ids(lines.raw["consumed"], consumed_id)
     done_ids = {raw_id for raw_id in consumed_raw if raw_id is not None}
     unsure = lines.decode("consumed", [line for line, raw_id in zip(lines.raw["consumed"], consumed_raw, strict=True)
                                        if raw_id is None]) + lines.done["consumed"]
     done_text: set[Any] = {ident for rec in unsure if (ident := consumed_identity(rec)) is not None}
-    evidence_ids = raw_ids(lines.raw["evidence"], EVIDENCE_ID)
+    evidence_ids = raw_ids(lines.raw["evidence"], evidence_id)
     unconsumed = [(line, raw_id) for line, raw_id in zip(lines.raw["evidence"], evidence_ids, strict=True)
                   if raw_id is None or raw_id not in done_ids]
     if not unconsumed and not lines.done["evidence"]:
@@ -165,12 +164,23 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
 
 
 FEW = 64  # pending reads up to which a reduce looks for their runs by the bytes of their paths
-_DRIVE = re.compile(rb'"path":"[A-Za-z]:')
+_PATH_KEY = b'"path":"'
 
 
 def _unusual(line: bytes) -> bool:
     """Whether a raw run line may print a path whose comparable spelling differs from its bytes."""
-    return b"\\" in line or b"/." in line or b"//" in line or (b":" in line and _DRIVE.search(line) is not None)
+    return b"\\" in line or b"/." in line or b"//" in line or _drive_path(line)
+
+
+def _drive_path(line: bytes) -> bool:
+    """Whether a ``"path"`` value starts with a drive letter and its colon (``C:``)."""
+    at = line.find(_PATH_KEY)
+    while at >= 0:
+        letter = line[at + 8:at + 9]
+        if letter.isalpha() and line[at + 9:at + 10] == b":":
+            return True
+        at = line.find(_PATH_KEY, at + 1)
+    return False
 
 
 def _times(model: Model) -> dict[str | None, list[int]]:
@@ -192,7 +202,7 @@ def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]
     counting = [read for read in model.reads if read.counts]
     if not counting:
         return []
-    needles = {utf8(json.dumps(read.path, ensure_ascii=False)) for read in counting if read.exact}
+    needles = {utf8(jsontext.quote(read.path)) for read in counting if read.exact}
     inexact = sorted(read.ts for read in counting if not read.exact)
     readers = {read.session for read in counting}
     marked: set[str | None] = set()

@@ -5,13 +5,12 @@ OMP): ``cwd``, ``session_id``, ``tool_name``, ``tool_input``, ``tool_response`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..toolcall import FAILURE, SUCCESS, UNKNOWN, ToolCall
 from ._fields import actor, build, mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 _STATUS = {SUCCESS: SUCCESS, FAILURE: FAILURE, UNKNOWN: UNKNOWN}

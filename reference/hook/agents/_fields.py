@@ -7,14 +7,13 @@ readers take each piece once, and treat a value of the wrong type as absent.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-
+from ... import jsontext
 from .. import categories
 from ..toolcall import FAILURE, POST_TOOL_USE_FAILURE, SUCCESS, UNKNOWN, ToolCall
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 # Input keys that name the file a tool read or the path it searched, in the order agents use them.
@@ -42,15 +41,30 @@ def session_of(payload: Mapping[str, Any]) -> str | None:
     return None
 
 
+_PLAIN = (str, bytes, int, float, list, tuple, type(None))
+
+
+def is_mapping(value: object) -> bool:
+    """``isinstance(value, collections.abc.Mapping)``; payloads hold dicts, so the ABC (a cost to a
+    fresh process) is imported only for a value of some other type."""
+    if isinstance(value, dict):
+        return True
+    if isinstance(value, _PLAIN):
+        return False
+    from collections.abc import Mapping
+
+    return isinstance(value, Mapping)
+
+
 def mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if is_mapping(value) else {}  # type: ignore[return-value]
 
 
 def json_object(value: object) -> Mapping[str, Any]:
     """An object given either as an object or as a JSON-encoded string (Copilot, Cursor)."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = jsontext.loads(value)
         except (ValueError, RecursionError):
             return {}
     return mapping(value)
@@ -63,17 +77,17 @@ def text(value: object, depth: int = 0) -> str:
         return ""
     if isinstance(value, str):
         return value
-    if isinstance(value, Mapping):
+    if is_mapping(value):
         for key in TEXT_KEYS:
-            if key in value:
-                found = text(value[key], depth + 1)
+            if key in value:  # type: ignore[operator]
+                found = text(value[key], depth + 1)  # type: ignore[index]
                 if found:
                     return found
         return ""
     if isinstance(value, list):
         parts = []
         for item in value:
-            if isinstance(item, Mapping) and item.get("type", "text") == "text":
+            if is_mapping(item) and item.get("type", "text") == "text":  # type: ignore[attr-defined]
                 parts.append(text(item.get("text"), depth + 1))
             elif isinstance(item, str):
                 parts.append(item)

@@ -10,13 +10,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..toolcall import FAILURE, POST_TOOL_USE_FAILURE, SUCCESS, UNKNOWN, ToolCall
 from ._fields import build, exit_status, json_object, mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 _RESULT = {"success": SUCCESS, "failure": FAILURE, "denied": FAILURE, "rejected": FAILURE}

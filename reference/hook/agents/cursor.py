@@ -6,13 +6,12 @@ events are camelCase; ``tool_output`` is a JSON *string* (a shell call's holds `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..toolcall import POST_TOOL_USE_FAILURE, SUCCESS, ToolCall
 from ._fields import build, exit_status, json_object, mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 

@@ -5,14 +5,13 @@ from ``ctx.agent`` when its ``kind`` is ``sub``. The extension may also forward 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..toolcall import ToolCall
 from . import _bridge
 from ._fields import actor, mapping, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 

@@ -6,14 +6,13 @@ calling session) the parent."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..toolcall import ToolCall
 from . import _bridge
 from ._fields import mapping, session_of, string
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 

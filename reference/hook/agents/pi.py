@@ -4,13 +4,12 @@ subagents, so there is no actor."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..toolcall import ToolCall
 from . import _bridge
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 
