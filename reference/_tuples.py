@@ -33,7 +33,7 @@ def _base(name: str, fields: tuple[str, ...], defaults: tuple[object, ...]) -> t
     new.__name__, new.__qualname__ = "__new__", f"{name}.__new__"
 
     def _make(cls: type, iterable: object) -> tuple[object, ...]:
-        made = tuple.__new__(cls, iterable)  # type: ignore[arg-type]
+        made: tuple[object, ...] = tuple.__new__(cls, iterable)  # type: ignore[arg-type]
         if len(made) != len(fields):
             raise TypeError(f"Expected {len(fields)} arguments, got {len(made)}")
         return made
