@@ -98,10 +98,11 @@ def _plain_word(text: str) -> bool:
 
 def _is_instant(text: str) -> bool:
     """``YYYY-MM-DDTHH:MM:SS.mmmZ`` with ASCII digits, as ``toISOString`` writes an instant."""
-    return (len(text) == 24 and text[4] == text[7] == "-" and text[10] == "T" and text[13] == text[16] == ":"
-            and text[19] == "." and text[23] == "Z"
-            and all(c in _DIGITS for c in text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16]
-                    + text[17:19] + text[20:23]))
+    if len(text) != 24 or text[4] != "-" or text[7] != "-" or text[10] != "T" or text[13] != ":" \
+            or text[16] != ":" or text[19] != "." or text[23] != "Z":
+        return False
+    digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19] + text[20:23]
+    return digits.isascii() and digits.isdigit()
 
 
 def _quoted(text: str) -> str:
@@ -273,6 +274,8 @@ def _raw_control_plain(text: str) -> bool:
 
 def _digits(text: str, allowed: frozenset[str] = _DIGITS) -> bool:
     """One or more characters, all of ``allowed`` (ASCII digits by default)."""
+    if allowed is _DIGITS:
+        return text.isascii() and text.isdigit()  # among ASCII characters only 0-9 are digits
     return bool(text) and all(c in allowed for c in text)
 
 
