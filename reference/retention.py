@@ -38,9 +38,7 @@ from .config import Config
 from .reducer import DAY, Lines, build, checkpoint, keep
 from .reducer.logread import (
     KINDS,
-    consumed_id,
     consumed_identity,
-    evidence_id,
     identity,
     instant,
     raw_ids,
@@ -92,8 +90,8 @@ class _Log:
         if not self.lines and raws:
             self._one_by_one(raws, found, by_kind)
         self.unit = [None] * len(self.lines)
-        for kind, pattern, ident in (("evidence", evidence_id, identity), ("consumed", consumed_id, consumed_identity)):
-            found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], pattern)
+        for kind, ident in (("evidence", identity), ("consumed", consumed_identity)):
+            found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], kind)
             for at, raw_id in zip(by_kind[kind], found_ids, strict=True):
                 if raw_id is not None and at not in self.records:
                     self.unit[at] = raw_id

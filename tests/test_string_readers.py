@@ -99,6 +99,20 @@ def test_identities_read_from_bytes_match_the_patterns(line: bytes) -> None:
     assert model._drive_path(line) == (DRIVE_PATH.search(line) is not None)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_lines.filter(lambda b: b"\n" not in b),
+                          st.builds(_evidence_line, _plain, _plain, st.none() | _plain, _plain),
+                          st.builds(_consumed_line, _plain, _plain, _plain)), min_size=1, max_size=6),
+       st.integers(1, 80))
+def test_many_lines_are_read_by_the_patterns_as_by_the_readers(lines: list[bytes], copies: int) -> None:
+    """``raw_ids`` reads a few lines one by one and many with one pattern: the same answers."""
+    many = [line for line in lines for _ in range(copies)]
+    many = many * (logread.MANY // len(many) + 1)
+    for kind, reader in (("evidence", logread.evidence_id), ("consumed", logread.consumed_id)):
+        assert logread.raw_ids(many, kind) == [reader(line) for line in many]
+        assert logread.raw_ids(many[:logread.MANY - 1], kind) == [reader(line) for line in many[:logread.MANY - 1]]
+
+
 # --- paths --------------------------------------------------------------------------------------
 
 GIT_BASH_DRIVE = re.compile(r"^/([A-Za-z])(?=/|$)")

@@ -29,7 +29,6 @@ from .logread import (
     DAY,
     KINDS,
     Lines,
-    consumed_id,
     consumed_identity,
     encode,
     identity,
@@ -136,7 +135,7 @@ def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[di
         if when is not None and settled is not None and settled[1] is not None:
             makers[settled[1]] = min(makers.get(settled[1], when), when)
     floor = stamp_micros(cover).encode()
-    consumed_ids = raw_ids(lines.raw["consumed"], consumed_id)
+    consumed_ids = raw_ids(lines.raw["consumed"], "consumed")
     consumed = [line for line, raw_id in zip(lines.raw["consumed"], consumed_ids, strict=True)
                 if raw_id is not None and raw_id[0] >= floor]
     odd = [line for line, raw_id in zip(lines.raw["consumed"], consumed_ids, strict=True) if raw_id is None]

@@ -18,9 +18,7 @@ from .logread import (
     Lines,
     agent_id,
     complete,
-    consumed_id,
     consumed_identity,
-    evidence_id,
     identity,
     instant,
     maybe_recall_subagent,
@@ -90,12 +88,12 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
     model = Model()
     # Cheap first look, before decoding anything: only reads with no consumed line matter, and none
     # means nothing to do. Identities are read as bytes; an unsure one is decoded and judged.
-    consumed_raw = raw_ids(lines.raw["consumed"], consumed_id)
+    consumed_raw = raw_ids(lines.raw["consumed"], "consumed")
     done_ids = {raw_id for raw_id in consumed_raw if raw_id is not None}
     unsure = lines.decode("consumed", [line for line, raw_id in zip(lines.raw["consumed"], consumed_raw, strict=True)
                                        if raw_id is None]) + lines.done["consumed"]
     done_text: set[Any] = {ident for rec in unsure if (ident := consumed_identity(rec)) is not None}
-    evidence_ids = raw_ids(lines.raw["evidence"], evidence_id)
+    evidence_ids = raw_ids(lines.raw["evidence"], "evidence")
     unconsumed = [(line, raw_id) for line, raw_id in zip(lines.raw["evidence"], evidence_ids, strict=True)
                   if raw_id is None or raw_id not in done_ids]
     if not unconsumed and not lines.done["evidence"]:

@@ -347,11 +347,11 @@ def test_the_stop_path_reads_real_hook_lines_without_decoding_them(lab):
     assert code == 0
     raw = lab.log_path.read_bytes().splitlines()
     assert len(raw) == 1 and b'"kind":"evidence"' in raw[0]
-    assert logread.raw_ids(raw, logread.evidence_id) == [(logs_ts(5).encode(), b"ses-a", lab.path("d1").encode())]
+    assert logread.raw_ids(raw, "evidence") == [(logs_ts(5).encode(), b"ses-a", lab.path("d1").encode())]
     lab.write([run(0, R1, "ses-a", [lab.doc("d1")])] + [_json.loads(x) for x in raw])
     lab.reduce()
     consumed = lab.log_path.read_bytes().splitlines()[-1:]
-    assert logread.raw_ids(consumed, logread.consumed_id) == [(logs_ts(5).encode(), b"ses-a",
+    assert logread.raw_ids(consumed, "consumed") == [(logs_ts(5).encode(), b"ses-a",
                                                                  lab.path("d1").encode())]
 
 
