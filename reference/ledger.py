@@ -18,9 +18,9 @@ rename), under the ledger's lock with a bounded wait.
 
 Counts are raised the way teamai's ``incrementRecalled`` / ``incrementUpvoted`` raise them: an
 entry created for a key is ``{recalled_count: 0, upvoted_count: 0, last_recalled_at: ""}``
-(:func:`empty_entry`), and every raise of a count during :func:`editing` raises the key's
+(:func:`empty_entry`), and every raise of a count (:class:`raising`) raises the key's
 ``recalled_delta`` / ``upvoted_delta`` by as much (a delta created for a key starts at 0 and 0).
-Callers only edit counts; the deltas follow in one place.
+Callers only raise counts; the deltas follow in one place.
 
 Reading does not import YAML for the block spelling teamai writes (and the one this module
 writes): recall and every Stop read the ledger, and PyYAML costs a fresh process more than the
@@ -697,33 +697,75 @@ def _raise_deltas(document: Document, before: dict[str, tuple[int, ...]]) -> Non
                 delta[delta_name] = delta.get(delta_name, 0) + change
 
 
-class editing:  # noqa: N801 - used as a function: ``with editing(...) as votes:``
-    """Lock the ledger and give its votes for editing; when the block ends without an error, write
-    the whole document back atomically, with the deltas raised by every count the caller raised.
+# --- raising counts: what a recall and a Stop do -------------------------------------------------
 
-    A class rather than a ``contextlib`` generator, which would cost every Stop its import."""
+_SEAL = b"ledger-sha256 "  # what the lock file holds: the digest of the ledger this module last wrote
+
+
+def _digest(data: bytes) -> str:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - CPython builds _sha256
+        from hashlib import sha256
+    return str(sha256(data).hexdigest())
+
+
+class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:``
+    """Lock the ledger, take the counts to raise (:meth:`add`), and write them when the block ends
+    without an error, with their deltas, as a whole read and write of the document gives them.
+
+    A recall and a Stop raise a few counts in a ledger of thousands of entries. Reading and writing
+    the whole document each time made the ledger the largest cost of a Stop on a large team, so
+    when the file holds exactly the text this module wrote last (its digest is kept in the lock
+    file, written under the lock), only the entries raised are read and rewritten, in place in
+    that text. Any other file (teamai wrote it, a person edited it, the digest is missing) is read
+    and written whole. Both ways give the same bytes (``tests/test_ledger_raising.py``)."""
 
     def __init__(self, path: str, lock_path: str, wait: float, stamp: str, warn: Callable[[str], None]) -> None:
         self.path, self.stamp, self.warn = path, stamp, warn
         self.lock = locked(lock_path, "the votes ledger", wait)
-        self.document: Document = {}
-        self.before: Votes = {}
+        self.raises: list[tuple[str, str, str, str]] = []  # (key, count, instant field, instant)
+        self.data: bytes | None = None  # the file's bytes, when they are this module's own text
+        self.document: Document | None = None  # otherwise the document, read whole
 
-    def __enter__(self) -> Votes:
+    def __enter__(self) -> raising:
         self.lock.__enter__()
         try:
-            try:
-                self.document = load(self.path)
-            except CorruptLedger as exc:
-                aside = _set_aside(self.path, self.stamp)
-                self.warn(f"votes ledger {self.path} is corrupt ({exc}); moved it to {aside} and started a new one")
-                self.document = new_document()
+            self._read()
         except BaseException:
             self.lock.__exit__()
             raise
-        votes: Votes = self.document["votes"]
-        self.before = {key: dict(entry) for key, entry in votes.items()}
-        return votes
+        return self
+
+    def _read(self) -> None:
+        try:
+            with open(self.path, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            data = None
+        self.existed = data is not None
+        if data is not None and os.pread(self.lock.fd, 100, 0) == _SEAL + _digest(data).encode() + b"\n":
+            self.data = data
+            return
+        try:
+            if data is None:
+                self.document = new_document()
+            else:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise CorruptLedger("not UTF-8") from exc
+                self.document = parse(text)
+        except CorruptLedger as exc:
+            aside = _set_aside(self.path, self.stamp)
+            self.warn(f"votes ledger {self.path} is corrupt ({exc}); moved it to {aside} and started a new one")
+            self.document = new_document()
+            self.existed = False
+
+    def add(self, key: str, count: str, field: str, instant: str) -> None:
+        """Raise ``count`` (``recalled_count`` or ``upvoted_count``) of ``key`` by one, and set its
+        ``field`` (``last_recalled_at`` or ``last_upvoted_at``) to ``instant``."""
+        self.raises.append((key, count, field, instant))
 
     def __exit__(self, kind: object, *exc: object) -> None:
         try:
@@ -733,8 +775,164 @@ class editing:  # noqa: N801 - used as a function: ``with editing(...) as votes:
             self.lock.__exit__()
 
     def _write(self) -> None:
-        votes, before = self.document["votes"], self.before
-        if votes == before and os.path.exists(self.path):
+        if not self.raises and self.existed:
             return
-        _raise_deltas(self.document, {key: tuple(entry.get(c, 0) for c, _ in COUNTS) for key, entry in before.items()})
-        write_atomic(self.path, dump(self.document).encode("utf-8"))
+        text = None
+        if self.data is not None:
+            try:
+                text = _splice(self.data.decode("utf-8"), self.raises)
+            except ValueError:  # a shape the entry reader leaves to the whole read (lists, flow style)
+                self.document = parse(self.data.decode("utf-8"))
+        if text is None:
+            assert self.document is not None
+            text = dump(_raised(self.document, self.raises))
+        data = text.encode("utf-8")
+        write_atomic(self.path, data)
+        try:
+            seal = _SEAL + _digest(data).encode() + b"\n"
+            os.pwrite(self.lock.fd, seal, 0)
+            os.ftruncate(self.lock.fd, len(seal))
+        except OSError:
+            pass  # the next edit reads the file whole
+
+
+def _raised(document: Document, raises: list[tuple[str, str, str, str]]) -> Document:
+    """The document with the counts raised, and their deltas."""
+    votes = document["votes"]
+    before = {key: tuple(entry.get(c, 0) for c, _ in COUNTS) for key, entry in votes.items()}
+    for key, count, field, instant in raises:
+        entry = votes.setdefault(key, empty_entry())
+        entry[count] += 1
+        entry[field] = instant
+    _raise_deltas(document, before)
+    return document
+
+
+def _block(lines: list[str], start: int, end: int) -> int:
+    """Where the entry whose key line is ``lines[start]`` ends (its fields are indented deeper)."""
+    at = start + 1
+    while at < end and lines[at].startswith("   "):
+        at += 1
+    return at
+
+
+def _section(lines: list[str], tops: list[int], name: str) -> tuple[int, int]:
+    """(key line, end) of the top-level mapping ``name`` (the text ends with a newline, so its last
+    line is empty and no section's)."""
+    for i, at in enumerate(tops):
+        if lines[at] == f"{name}:" or lines[at] == f"{name}: {{}}":
+            return at, tops[i + 1] if i + 1 < len(tops) else len(lines) - 1
+    raise ValueError(name)
+
+
+def _entry_of(lines: list[str], start: int, end: int) -> tuple[str, dict[str, Any]]:
+    """The key and mapping of one entry's lines, read as the whole file would be."""
+    found = _fast_parse("\n".join(line[2:] for line in lines[start:end]))
+    if not isinstance(found, dict) or len(found) != 1:
+        raise ValueError("entry")
+    ((key, entry),) = found.items()
+    if not isinstance(entry, dict):
+        raise ValueError("entry")
+    return key, entry
+
+
+def _spelled(mapping: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    _emit(mapping, "  ", out)
+    return out
+
+
+def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
+    """``dump`` of the raised document, for ``text`` that ``dump`` wrote: the raised entries (and
+    their deltas) are read and written again, every other line is kept as it is."""
+    lines = text.split("\n")
+    if lines[-1] != "":
+        raise ValueError("no final newline")
+    tops = [at for at, line in enumerate(lines) if line and line[0] != " "]
+    votes_at, votes_end = _section(lines, tops, "votes")
+    # Each raised key's entry: where it is (new keys go last, in the order they were first raised).
+    order: list[str] = []
+    for key, *_ in raises:
+        if key not in order:
+            order.append(key)
+    places: dict[str, int] = {}
+    for key in order:
+        try:
+            places[key] = lines.index(f"  {_key_spelling(key)}:", votes_at + 1, votes_end)
+        except ValueError:
+            pass
+    entries: dict[str, dict[str, Any]] = {}
+    before: dict[str, tuple[int, int]] = {}
+    for key, at in places.items():
+        read_key, entry = _entry_of(lines, at, _block(lines, at, votes_end))
+        if read_key != key:
+            raise ValueError(key)
+        entries[key] = entry
+        before[key] = (entry["recalled_count"], entry["upvoted_count"])
+    for key, count, field, instant in raises:
+        entry = entries.setdefault(key, empty_entry())
+        entry[count] += 1
+        entry[field] = instant
+    # The deltas, in the votes' order: the ledger's own first, then the new keys.
+    changed = sorted(order, key=lambda k: (k not in places, places.get(k, 0), order.index(k)))
+    deltas_at, deltas_end = _section(lines, tops, "deltas")
+    delta_places: dict[str, int] = {}
+    for key in changed:
+        try:
+            delta_places[key] = lines.index(f"  {_key_spelling(key)}:", deltas_at + 1, deltas_end)
+        except ValueError:
+            pass
+    replaced: dict[int, tuple[int, list[str]]] = {}  # first line -> (end, new lines)
+    appended_deltas: list[str] = []
+    for key in changed:
+        old = before.get(key, (0, 0))
+        entry = entries[key]
+        changes = [(name, entry.get(count, 0) - old[i]) for i, (count, name) in enumerate(COUNTS)]
+        if key in delta_places:
+            at = delta_places[key]
+            end = _block(lines, at, deltas_end)
+            read_key, delta = _entry_of(lines, at, end)
+            if read_key != key:
+                raise ValueError(key)
+        else:
+            at, end, delta = -1, -1, {"recalled_delta": 0, "upvoted_delta": 0}
+        for name, change in changes:
+            if change:
+                delta[name] = delta.get(name, 0) + change
+        if at >= 0:
+            replaced[at] = (end, _spelled({key: delta}))
+        else:
+            appended_deltas.extend(_spelled({key: delta}))
+    appended_votes: list[str] = []
+    for key in order:
+        if key in places:
+            at = places[key]
+            replaced[at] = (_block(lines, at, votes_end), _spelled({key: entries[key]}))
+        else:
+            appended_votes.extend(_spelled({key: entries[key]}))
+    out: list[str] = []
+    at = 0
+    while at < len(lines):
+        if at in replaced:
+            end, new = replaced[at]
+            out.extend(new)
+            at = end
+            continue
+        if at == votes_end and appended_votes:
+            out.extend(appended_votes)
+            appended_votes = []
+        if at == deltas_end and appended_deltas:
+            out.extend(appended_deltas)
+            appended_deltas = []
+        line = lines[at]
+        if at == votes_at and line == "votes: {}" and (appended_votes or places):
+            line = "votes:"
+        if at == deltas_at and line == "deltas: {}" and appended_deltas:
+            line = "deltas:"
+        out.append(line)
+        at += 1
+    return "\n".join(out)
+
+
+def _key_spelling(key: str) -> str:
+    return _SPELLED.get(key) or _key(key)

@@ -184,11 +184,9 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
     eligible = [h for h in hits if h.eligible]
     if eligible:  # the hits were shown, so they count as recalled even when the run line is missing
         try:
-            with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
+            with ledger.raising(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as tally:
                 for hit in eligible:
-                    entry = votes.setdefault(hit.entry.key, ledger.empty_entry())
-                    entry["recalled_count"] += 1
-                    entry["last_recalled_at"] = ts
+                    tally.add(hit.entry.key, "recalled_count", "last_recalled_at", ts)
         except (Busy, ledger.YamlUnavailable) as exc:
             warn(f"{exc}; recalled_count was not updated for this run")
         except OSError as exc:

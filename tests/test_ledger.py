@@ -64,9 +64,8 @@ def test_teamai_spelling_is_read_without_yaml():
 def test_a_write_keeps_deltas_and_every_key_it_does_not_know(tmp_path):
     path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
     (tmp_path / "votes.yaml").write_text(TEAMAI_WRITTEN)
-    with ledger.editing(path, lock, 1.0, "2026-12-01T00:00:00.000Z", print) as votes:
-        votes["finance/payments"]["recalled_count"] += 1
-        votes["finance/payments"]["last_recalled_at"] = "2026-12-01T00:00:00.000Z"
+    with ledger.raising(path, lock, 1.0, "2026-12-01T00:00:00.000Z", print) as tally:
+        tally.add("finance/payments", "recalled_count", "last_recalled_at", "2026-12-01T00:00:00.000Z")
     doc = ledger.load(path)
     assert doc["synced_at"] == "2026-11-30T12:00:00.000Z"
     assert doc["votes"]["finance/payments"]["pinned_by"] == "ana"
@@ -80,16 +79,12 @@ def test_raising_counts_raises_deltas_as_teamai_increments_do(tmp_path):
     """incrementRecalled / incrementUpvoted: a new entry starts as {0, 0, ""}, a new delta as {0, 0},
     and each raise of a count raises its delta by as much."""
     path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
-    with ledger.editing(path, lock, 1.0, "2026-12-01T00:00:00.000Z", print) as votes:
-        entry = votes.setdefault("redis-timeout", ledger.empty_entry())
-        assert entry == {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": ""}
-        entry["recalled_count"] += 1
-        entry["last_recalled_at"] = "2026-12-01T00:00:00.000Z"
-    with ledger.editing(path, lock, 1.0, "2026-12-01T00:01:00.000Z", print) as votes:
+    assert ledger.empty_entry() == {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": ""}
+    with ledger.raising(path, lock, 1.0, "2026-12-01T00:00:00.000Z", print) as tally:
+        tally.add("redis-timeout", "recalled_count", "last_recalled_at", "2026-12-01T00:00:00.000Z")
+    with ledger.raising(path, lock, 1.0, "2026-12-01T00:01:00.000Z", print) as tally:
         for key in ("redis-timeout", "retry-policy"):
-            entry = votes.setdefault(key, ledger.empty_entry())
-            entry["upvoted_count"] += 1
-            entry["last_upvoted_at"] = "2026-12-01T00:01:00.000Z"
+            tally.add(key, "upvoted_count", "last_upvoted_at", "2026-12-01T00:01:00.000Z")
     doc = ledger.load(path)
     assert doc["version"] == 2
     assert doc["votes"] == {
@@ -184,10 +179,11 @@ def test_empty_file_is_an_empty_ledger():
     assert ledger.view(ledger.parse("")) == {}
 
 
-def test_editing_writes_atomically_and_private(tmp_path):
+def test_raising_writes_atomically_and_private(tmp_path):
     path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
-    with ledger.editing(path, lock, 1.0, "2026-11-30T10:00:00.000Z", print) as votes:
-        votes["a"] = {**ledger.empty_entry(), "recalled_count": 2}
+    with ledger.raising(path, lock, 1.0, "2026-11-30T10:00:00.000Z", print) as tally:
+        tally.add("a", "recalled_count", "last_recalled_at", "2026-11-30T10:00:00.000Z")
+        tally.add("a", "recalled_count", "last_recalled_at", "2026-11-30T10:00:00.000Z")
     assert ledger.read(path)["a"]["recalled_count"] == 2
     assert oct(os.stat(path).st_mode & 0o777) == "0o600"
     assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
@@ -197,9 +193,10 @@ def test_an_edit_that_changes_nothing_keeps_the_file_as_spelled(tmp_path):
     path, lock = tmp_path / "votes.yaml", str(tmp_path / "votes.lock")
     flow = "{version: 2, votes: {a: {recalled_count: 1, upvoted_count: 0, last_recalled_at: ''}}, deltas: {}}\n"
     path.write_text(flow)
-    with ledger.editing(str(path), lock, 1.0, "2026-11-30T10:00:00.000Z", print) as votes:
-        assert votes["a"]["recalled_count"] == 1
+    with ledger.raising(str(path), lock, 1.0, "2026-11-30T10:00:00.000Z", print):
+        pass
     assert path.read_text() == flow
+    assert ledger.read(str(path))["a"]["recalled_count"] == 1
 
 
 def test_corrupt_ledger_is_moved_aside_and_named_in_one_line(tmp_path):
@@ -207,14 +204,15 @@ def test_corrupt_ledger_is_moved_aside_and_named_in_one_line(tmp_path):
     with open(path, "w") as fh:
         fh.write("version: 2\nvotes: [broken\n")
     warnings: list[str] = []
-    with ledger.editing(path, lock, 1.0, "2026-11-30T10:00:00.000Z", warnings.append) as votes:
-        votes["a"] = ledger.empty_entry()
+    with ledger.raising(path, lock, 1.0, "2026-11-30T10:00:00.000Z", warnings.append) as tally:
+        tally.add("a", "recalled_count", "last_recalled_at", "2026-11-30T10:00:00.000Z")
     aside = [p for p in os.listdir(tmp_path) if p.startswith("votes.yaml.corrupt-")]
     assert len(aside) == 1
     assert (tmp_path / aside[0]).read_text() == "version: 2\nvotes: [broken\n"
     assert len(warnings) == 1 and aside[0] in warnings[0]
     assert "\n" not in warnings[0] and re.search(r"\(not YAML \(line \d+, column \d+: .+\)\)", warnings[0])
-    assert ledger.read(path) == {"a": ledger.view({"votes": {"a": ledger.empty_entry()}})["a"]}
+    assert ledger.read(path) == {"a": {"recalled_count": 1, "upvoted_count": 0,
+                                       "last_recalled_at": "2026-11-30T10:00:00.000Z", "last_upvoted_at": None}}
 
 
 def test_the_corrupt_ledger_warning_is_one_line_on_the_command_line(cli, home):
@@ -234,9 +232,9 @@ def test_a_ledger_only_yaml_reads_is_not_moved_aside_when_yaml_is_missing(tmp_pa
     code = ("import sys; sys.modules['yaml'] = None\n"
             "from reference import ledger\n"
             "try:\n"
-            f"    with ledger.editing({str(tmp_path / 'votes.yaml')!r}, {str(tmp_path / 'votes.lock')!r}, 1.0,"
-            " 'now', print) as votes:\n"
-            "        votes['b'] = ledger.empty_entry()\n"
+            f"    with ledger.raising({str(tmp_path / 'votes.yaml')!r}, {str(tmp_path / 'votes.lock')!r}, 1.0,"
+            " 'now', print) as tally:\n"
+            "        tally.add('b', 'recalled_count', 'last_recalled_at', 'now')\n"
             "except ledger.YamlUnavailable as exc:\n"
             "    print('unavailable:', exc)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -259,8 +257,11 @@ def test_busy_ledger_raises_after_the_bounded_wait(tmp_path):
     path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
     with locked(lock, "the votes ledger", 1.0):
         with pytest.raises(Busy, match="votes ledger is busy"):
-            with ledger.editing(path, lock, 0.05, "2026-11-30T10:00:00.000Z", print):
+            with ledger.raising(path, lock, 0.05, "2026-11-30T10:00:00.000Z", print):
                 pass
+
+
+LAST = {"recalled_count": "last_recalled_at", "upvoted_count": "last_upvoted_at"}
 
 
 @settings(max_examples=40, deadline=None)
@@ -272,10 +273,10 @@ def test_every_raise_of_a_count_lands_in_its_delta(recalls, upvotes):
     with tempfile.TemporaryDirectory() as tmp:
         path, lock = os.path.join(tmp, "votes.yaml"), os.path.join(tmp, "votes.lock")
         for field, raises in (("recalled_count", recalls), ("upvoted_count", upvotes)):
-            with ledger.editing(path, lock, 1.0, "2026-11-30T10:00:00.000Z", print) as votes:
+            with ledger.raising(path, lock, 1.0, "2026-11-30T10:00:00.000Z", print) as tally:
                 for key, n in raises.items():
                     for _ in range(n):
-                        votes.setdefault(key, ledger.empty_entry())[field] += 1
+                        tally.add(key, field, LAST[field], "2026-11-30T10:00:00.000Z")
         doc = ledger.load(path) if os.path.exists(path) else ledger.new_document()
         for key in set(recalls) | set(upvotes):
             raised = (recalls.get(key, 0), upvotes.get(key, 0))

@@ -1,7 +1,7 @@
 """Writing what was decided, in an order that never counts a read twice.
 
 1. Under the votes ledger's lock: the per-session ledger (``upvoted.py``), then the votes ledger
-   (``ledger.editing``: ``upvoted_count`` and ``last_upvoted_at`` of each new credit). A read
+   (``ledger.raising``: ``upvoted_count`` and ``last_upvoted_at`` of each new credit). A read
    the per-session ledger names as counted (its consumed line was lost) is not weighed again: it
    is marked as the credit it was, under the root it was counted under, even when a link written
    since moved it elsewhere; a credit the ledger blocks is not counted again.
@@ -51,7 +51,7 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
         if credits or _any_counted(scope.upvoted_path, decisions):
             from .. import ledger
 
-            with ledger.editing(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as votes:
+            with ledger.raising(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as tally:
                 guard = upvoted.load(scope.upvoted_path, ts, warn)
                 decisions = list(decisions)
                 for i, d in enumerate(decisions):
@@ -64,9 +64,7 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
                         continue
                     if not upvoted.blocks(guard, read.root, key, read.ts):
                         upvoted.remember(guard, read.root, key, read.ident, ts)
-                        entry = votes.setdefault(key, ledger.empty_entry())
-                        entry["upvoted_count"] += 1
-                        entry["last_upvoted_at"] = ts
+                        tally.add(key, "upvoted_count", "last_upvoted_at", ts)
                         result.credited.append((read.root, key))
                 upvoted.save(scope.upvoted_path, guard, now)
     except Busy as exc:
