@@ -70,8 +70,10 @@ class _LogState:
 
     def __init__(self, env: dict[str, str], scope: object, size: int) -> None:
         self.env = env
+        # The ledger's lock file too: it holds the digest of the ledger as last written, which lets
+        # a Stop rewrite only the entries it raises.
         self.paths = tuple(getattr(scope, name) for name in ("log_path", "checkpoint_path", "upvoted_path",
-                                                             "ledger_path"))
+                                                             "ledger_path", "ledger_lock"))
         self.rng = random.Random(size)
         self.pool = logsynth.docs(env["TEAMAI_TEAM"])
         self.saved: dict[str, bytes] = {}

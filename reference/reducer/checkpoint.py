@@ -97,9 +97,18 @@ class Makers:
         """The makers of ``sessions`` (None: all)."""
         if sessions is None:
             chosen = self.lines
-        else:
-            needles = [utf8(jsontext.quote(session)) for session in sessions]
-            chosen = [line for line in self.lines if any(needle in line for needle in needles)]
+        else:  # the lines holding one of the sessions, found in all of them at once, in their order
+            blob = b"\n".join(self.lines)
+            starts: set[int] = set()
+            for needle in {utf8(jsontext.quote(session)) for session in sessions}:
+                at = blob.find(needle)
+                while at >= 0:
+                    starts.add(blob.rfind(b"\n", 0, at) + 1)
+                    at = blob.find(needle, at + 1)
+            chosen = []
+            for start in sorted(starts):
+                end = blob.find(b"\n", start)
+                chosen.append(blob[start:end if end >= 0 else len(blob)])
         out = []
         for line in chosen:
             try:
@@ -184,14 +193,13 @@ def _load(path: str) -> tuple[dict[str, Any] | None, str, Makers, bytes]:
         digest = jsontext.loads(raw[first + 1:second])
     except ValueError:
         return none
-    at, makers = second + 1, []
-    for _ in range(head["makers"]):
-        end = raw.find(b"\n", at)
-        if end < 0 or not isinstance(digest, str):
-            return none
-        makers.append(raw[at:end])
-        at = end + 1
-    return head, digest, Makers(makers), raw[at:]
+    count = head["makers"]
+    if count and not isinstance(digest, str):
+        return none
+    parts = raw[second + 1:].split(b"\n", count) if count else [raw[second + 1:]]
+    if len(parts) <= count:  # fewer whole lines than the header names
+        return none
+    return head, digest, Makers(parts[:count]), parts[count]
 
 
 def follow(view: View) -> Lines | None:
