@@ -18,6 +18,9 @@ nox.options.reuse_existing_virtualenvs = True
 # 93%, conformance/ 91%), so that a real loss fails the run and noise does not.
 COVERAGE_GATES = {"reference": 90, "conformance": 88}
 WORKERS = "2"
+# A worker that runs out of tests takes queued ones from the other, so a run does not end with one
+# worker finishing a long file (the corpus through the protocol, teamai-cli's node processes) alone.
+SCHEDULE = ("--dist", "worksteal")
 NO_TESTS_COLLECTED = 5
 # Scratch space in memory, where the machine has it: every case writes a sandbox (a team tree, an
 # index, ledgers written with fsync, often a git repository) and deletes it, and on a shared disk
@@ -36,10 +39,10 @@ def tests(session: nox.Session) -> None:
     _install(session)
     with _scratch_in_memory(session):
         if session.posargs:
-            _pytest(session, "-n", WORKERS, *session.posargs)
+            _pytest(session, "-n", WORKERS, *SCHEDULE, *session.posargs)
             return
         session.run("python", "-m", "coverage", "erase")
-        _pytest(session, "-n", WORKERS, coverage=True)
+        _pytest(session, "-n", WORKERS, *SCHEDULE, coverage=True)
     session.run("python", "-m", "coverage", "combine", "--quiet")
     failed = []
     for package, gate in COVERAGE_GATES.items():

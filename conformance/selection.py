@@ -17,7 +17,7 @@ typo is a usage error (exit 2) in every command, never an empty result.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
@@ -44,26 +44,41 @@ def _names(scenario: Scenario, kind: str) -> list[str]:
 
 
 def matches(selector: str, scenario: Scenario) -> bool:
+    return _matcher(selector)(scenario)
+
+
+def _matcher(selector: str) -> Callable[[Scenario], bool]:
+    """The selector read once, as a test of one case: a selection asks it of every case, and a
+    corpus has thousands."""
     kind, colon, name = selector.partition(":")
     kinds, pattern = ((kind,), name) if colon and kind in KINDS else (KINDS, selector)
     if GLOB.search(pattern):
-        return any(fnmatchcase(n, pattern) for k in kinds for n in _names(scenario, k))
-    return any(pattern in _names(scenario, k) for k in kinds)
+        return lambda scenario: any(fnmatchcase(n, pattern) for k in kinds for n in _names(scenario, k))
+    if len(kinds) == 1:
+        only = kinds[0]
+        return lambda scenario: pattern in _names(scenario, only)
+    return lambda scenario: (pattern == scenario.id or pattern == scenario.area or pattern in scenario.clauses
+                             or pattern in scenario.agents)
 
 
 def select(corpus: Corpus, only: Sequence[str] = (), agent: str | None = None) -> list[Scenario]:
     """The cases ``only`` and ``agent`` select, in corpus order (all of them when both are empty)."""
     chosen = list(corpus.scenarios)
-    for selector in only:
-        if not any(matches(selector, s) for s in chosen):
-            raise NoMatch(f"no case matches {selector!r} (a case id, area, clause id or agent, a glob of them, "
-                          f"or kind:name); {HINT}")
     if only:
-        chosen = [s for s in chosen if any(matches(selector, s) for selector in only)]
+        picked: set[int] = set()
+        for selector in only:
+            match = _matcher(selector)
+            hits = [i for i, s in enumerate(chosen) if match(s)]
+            if not hits:
+                raise NoMatch(f"no case matches {selector!r} (a case id, area, clause id or agent, a glob of them, "
+                              f"or kind:name); {HINT}")
+            picked.update(hits)
+        chosen = [s for i, s in enumerate(chosen) if i in picked]
     if agent is not None:
-        if not any(matches(f"agent:{agent}", s) for s in corpus.scenarios):
+        concerns = _matcher(f"agent:{agent}")
+        if not any(concerns(s) for s in corpus.scenarios):
             raise NoMatch(f"no case concerns --agent {agent!r}; {HINT}")
-        chosen = [s for s in chosen if matches(f"agent:{agent}", s)]
+        chosen = [s for s in chosen if concerns(s)]
         if not chosen:
             raise NoMatch(f"no case matches both {', '.join(map(repr, only))} and --agent {agent!r}; {HINT}")
     return chosen

@@ -5,6 +5,7 @@ table row the file comes from. The same scenario always gives the same bytes, wh
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import yaml
@@ -36,7 +37,25 @@ ORDER = ("id", "title", "clauses", "provenance", "agents", "start", "team", "use
          "withheld", "repo", "env", "steps", "expect")
 
 
+# Texts already written in this process, by their exact input (pickled, so a ``Flow`` and a plain
+# mapping of the same items stay apart). PyYAML's emitter is nearly all of a ``generate`` run, and
+# a process that plans more than once (a check, then a write; the tests, a dozen times) need only
+# emit the cells that changed in between. Bounded, for a process that generates for ever.
+_RENDERED: dict[bytes, str] = {}
+_RENDERED_MAX = 20_000
+
+
 def render(scenario: dict[str, Any], header: list[str]) -> str:
+    key = pickle.dumps((scenario, header), protocol=pickle.HIGHEST_PROTOCOL)
+    text = _RENDERED.get(key)
+    if text is None:
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        text = _RENDERED[key] = _emit(scenario, header)
+    return text
+
+
+def _emit(scenario: dict[str, Any], header: list[str]) -> str:
     ordered = {k: scenario[k] for k in ORDER if k in scenario}
     ordered.update({k: v for k, v in scenario.items() if k not in ordered})
     body = yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000,

@@ -9,11 +9,12 @@ steps costs an interpreter start.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conformance import corpus, pool
+from conformance import corpus, driver, pool
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -34,9 +35,13 @@ def _view(result):
     return result.outcome, result.mismatches, steps, result.observed
 
 
-def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario], impl: str = "reference-cli") -> None:
+def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario], impl: str = "reference-cli",
+             remote_driver: driver.Driver | None = None) -> None:
     local = pool.run_all("reference", loaded, chosen, {})
-    remote = pool.run_all(impl, loaded, chosen, {}, jobs=2)
+    if remote_driver is None:
+        remote = pool.run_all(impl, loaded, chosen, {}, jobs=2)
+    else:
+        remote = pool.run_all(impl, loaded, chosen, {}, driver=remote_driver)
     assert [r.id for r in local] == [r.id for r in remote]
     for a, b in zip(local, remote, strict=True):
         assert _view(a) == _view(b), a.id
@@ -51,12 +56,23 @@ PROJECT = corpus.load(ROOT)
 CHUNK = 40  # cases per test, so parallel workers share the corpus
 
 
+@pytest.fixture(scope="module")
+def protocol() -> Iterator[driver.Driver]:
+    """One driver process for every chunk a worker runs, as ``teamai-conformance run`` keeps one per
+    job for a whole run: the cases meet a driver that has served others before them, and the suite
+    does not pay an interpreter start per chunk. The fixture corpus and the slice above start their
+    own, two at a time."""
+    active = driver.connect("reference-subprocess")
+    yield active
+    active.stop()
+
+
 @pytest.mark.parametrize("first", range(0, len(PROJECT.scenarios), CHUNK),
                          ids=lambda first: f"cases-{first + 1}-{min(first + CHUNK, len(PROJECT.scenarios))}")
-def test_whole_corpus_same_through_the_protocol(first):
+def test_whole_corpus_same_through_the_protocol(first, protocol):
     chosen = PROJECT.scenarios[first:first + CHUNK]
     assert [s.id for s in chosen if corpus_problems(PROJECT, s)] == []
-    _compare(PROJECT, chosen, "reference-subprocess")
+    _compare(PROJECT, chosen, "reference-subprocess", protocol)
 
 
 def test_project_corpus_slice_same_both_ways():
