@@ -145,7 +145,7 @@ def test_real_team_indexes_and_searches_without_a_crash(tmp_path):
     warnings: list[str] = []
     for query in ("matplotlib figure size", "git rebase", "消息", "postgres index", "redux store"):
         hits = recall.search(cfg, query, warnings.append).hits
-        assert all(h.path.startswith(str(REAL_TEAM)) for h in hits)
+        assert all(h.path.startswith(os.path.realpath(REAL_TEAM)) for h in hits)  # roots are real paths
     conn = index.open_index(cfg.active, warnings.append)
     total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
     assert total > 2500
