@@ -172,7 +172,7 @@ def open_case(session: _Session, scenario: Scenario, folder: str) -> tuple[list[
     data = scenario.data
     times = timeline.instants(data)
     first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
-    ctx = Context()
+    ctx = Context(sandbox=folder)
     opened = session.send({
         "cmd": "open", "now": timeline.spell(first), "case": scenario.id, "sandbox": folder,
         "team": data.get("team") or {}, "user_team": data.get("user_team"),
