@@ -38,6 +38,22 @@ class Layout:
     repo: str | None = None
 
 
+def file_text(value: Any) -> Any:
+    """A tree file's text. A scenario spells a file too big to write out (a doc at a size limit) as
+    ``{before, repeat, times, after}``: ``before``, then ``repeat`` ``times`` times, then ``after``."""
+    if isinstance(value, Mapping):
+        return (str(value.get("before") or "") + str(value.get("repeat") or "") * int(value.get("times") or 0)
+                + str(value.get("after") or ""))
+    return value
+
+
+def expand_tree(tree: Any) -> Any:
+    """``tree`` with every repeated file spelt out (the form drivers receive); anything else as given."""
+    if not isinstance(tree, Mapping):
+        return tree
+    return {path: file_text(value) for path, value in tree.items()}
+
+
 def write_tree(folder: str, files: Mapping[str, Any]) -> None:
     os.makedirs(folder, exist_ok=True)
     for rel, text in files.items():
