@@ -9,6 +9,7 @@ Layout (every implementation's driver may use it; the reference's does)::
     <sandbox>/repo/            a git repository for review: team on main, a commit per branch
     <sandbox>/state/           the implementation's own state (TEAMAI_HOME)
     <sandbox>/home/            HOME for the commands run
+    <sandbox>/links/           symbolic links to the roots, made by the harness (``${link:team}``)
 """
 
 from __future__ import annotations
