@@ -22,6 +22,7 @@ from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
 from .expect import StepOutcome, evaluate, hooks_exit_zero, unprinted
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
+from .sandbox import expand_tree
 from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step, unset_paths
 
 DEFAULT_TIMEOUT = 60.0
@@ -172,11 +173,13 @@ def open_case(session: _Session, scenario: Scenario, folder: str) -> tuple[list[
     data = scenario.data
     times = timeline.instants(data)
     first = times[0] if times else timeline.parse_instant(str(data.get("start") or timeline.DEFAULT_START))
-    ctx = Context()
+    ctx = Context(sandbox=folder)
     opened = session.send({
         "cmd": "open", "now": timeline.spell(first), "case": scenario.id, "sandbox": folder,
-        "team": data.get("team") or {}, "user_team": data.get("user_team"),
-        "learnings_roots": data.get("learnings_roots"), "withheld": data.get("withheld"),
+        "team": expand_tree(data.get("team") or {}), "user_team": expand_tree(data.get("user_team")),
+        "learnings_roots": [expand_tree(t) for t in data["learnings_roots"]] if isinstance(
+            data.get("learnings_roots"), list) else data.get("learnings_roots"),
+        "withheld": data.get("withheld"),
         "repo": data.get("repo"), "env": _strings(data.get("env"), ctx)})
     ctx.paths = dict(opened.get("paths") or {})
     ctx.user_paths = dict(opened.get("user_paths") or {})

@@ -9,6 +9,7 @@ Layout (every implementation's driver may use it; the reference's does)::
     <sandbox>/repo/            a git repository for review: team on main, a commit per branch
     <sandbox>/state/           the implementation's own state (TEAMAI_HOME)
     <sandbox>/home/            HOME for the commands run
+    <sandbox>/links/           symbolic links to the roots, made by the harness (``${link:team}``)
 """
 
 from __future__ import annotations
@@ -36,6 +37,22 @@ class Layout:
     learnings: list[str] = field(default_factory=list)
     withheld_file: str | None = None
     repo: str | None = None
+
+
+def file_text(value: Any) -> Any:
+    """A tree file's text. A scenario spells a file too big to write out (a doc at a size limit) as
+    ``{before, repeat, times, after}``: ``before``, then ``repeat`` ``times`` times, then ``after``."""
+    if isinstance(value, Mapping):
+        return (str(value.get("before") or "") + str(value.get("repeat") or "") * int(value.get("times") or 0)
+                + str(value.get("after") or ""))
+    return value
+
+
+def expand_tree(tree: Any) -> Any:
+    """``tree`` with every repeated file spelt out (the form drivers receive); anything else as given."""
+    if not isinstance(tree, Mapping):
+        return tree
+    return {path: file_text(value) for path, value in tree.items()}
 
 
 def write_tree(folder: str, files: Mapping[str, Any]) -> None:

@@ -317,6 +317,8 @@ def _text_cuts(data: dict[str, Any], payloads: Mapping[str, Payload], goal: Sign
         tree = data.get(key)
         if isinstance(tree, dict):
             for path, text in tree.items():
+                if not isinstance(text, str):
+                    continue  # a repeated file ({repeat, times}) is kept as written
                 for shorter in _fewer_lines(text):
                     yield {**data, key: {**tree, path: shorter}}
     steps = data.get("steps") or []

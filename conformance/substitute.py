@@ -7,6 +7,9 @@
 ``${user:path:rules/x.md}``    the same for an asset of the user scope
 ``${root:team}``               the workspace team folder; also ``user_team`` and ``learnings``
                                (the first learnings root; ``learnings:2`` is the second)
+``${link:team}``               a symbolic link to that folder, which the harness makes in the
+                               case's sandbox the first time a case names it (a folder reached
+                               through a link, as macOS's ``/tmp`` is one); any root's name
 ``${label:workspace}``         the word the implementation prints for a scope in a hit's line
                                (``[workspace]``); also ``label:user``. The driver names its
                                words in its ``open`` answer; the reference's are the default
@@ -22,6 +25,7 @@ scenarios can name files that are not, or not yet, assets.
 from __future__ import annotations
 
 import copy
+import os
 import posixpath
 import re
 from collections.abc import Callable, Mapping
@@ -58,6 +62,7 @@ class Context:
     user_paths: dict[str, str] = field(default_factory=dict)
     roots: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_LABELS))
+    sandbox: str = ""  # the case's folder, where ``${link:…}`` makes its links
 
     def resolve(self, ref: str) -> str:
         if ref == REPEAT_INDEX:
@@ -81,6 +86,8 @@ class Context:
             return self._asset(ref[10:], self.user_paths, "user_team", learnings=False)
         if ref.startswith("root:"):
             return self._root(ref[5:])
+        if ref.startswith("link:"):
+            return self._link(ref[5:])
         if ref.startswith("label:"):
             if ref[6:] not in self.labels:
                 raise SubstitutionError(f"${{{ref}}}: there is no such scope (workspace, user)")
@@ -98,6 +105,22 @@ class Context:
         if value is None or nth:
             raise SubstitutionError(f"${{root:{name}}}: the sandbox has no such folder")
         return str(value)
+
+    def _link(self, name: str) -> str:
+        """A symbolic link to the root ``name``, made once per case beside the sandbox's trees."""
+        target = self._root(name)
+        if not self.sandbox:
+            raise SubstitutionError(f"${{link:{name}}}: there is no sandbox to make the link in")
+        folder = os.path.join(self.sandbox, "links")
+        link = os.path.join(folder, name.replace(":", "-"))
+        if not os.path.islink(link):
+            try:
+                os.makedirs(folder, exist_ok=True)
+                os.symlink(target, link, target_is_directory=True)
+            except OSError as exc:
+                raise SubstitutionError(f"${{link:{name}}}: this host cannot make a symbolic link "
+                                        f"({exc.strerror or exc})") from exc
+        return link
 
     def _asset(self, tree_path: str, known: Mapping[str, str], root: str, learnings: bool) -> str:
         if tree_path in known:
@@ -162,7 +185,7 @@ def references(value: Any) -> list[str]:
 def is_known_form(ref: str) -> bool:
     if ref.startswith("label:"):
         return ref[6:] in DEFAULT_LABELS
-    return ref == REPEAT_INDEX or bool(STEP_REF.match(ref)) or ref.startswith(("path:", "user:path:", "root:"))
+    return ref == REPEAT_INDEX or bool(STEP_REF.match(ref)) or ref.startswith(("path:", "user:path:", "root:", "link:"))
 
 
 def step_name(ref: str) -> str | None:

@@ -96,3 +96,28 @@ def test_set_then_get(parts, value):
     for part in parts:
         got = got[part]
     assert got == value
+
+
+def test_a_link_is_made_once_in_the_sandbox_and_leads_to_the_root(tmp_path):
+    team = tmp_path / "team"
+    team.mkdir()
+    ctx = Context(roots={"team": str(team), "learnings": [str(team / "learnings")]}, sandbox=str(tmp_path))
+    link = ctx.apply("${link:team}")
+    assert link == str(tmp_path / "links" / "team")
+    assert ctx.apply("${link:team}/docs") == link + "/docs"  # made once, named the same again
+    assert (tmp_path / "links" / "team").is_symlink()
+    assert (tmp_path / "links" / "team").resolve() == team.resolve()
+    assert ctx.apply("${link:learnings}") == str(tmp_path / "links" / "learnings")
+    with pytest.raises(SubstitutionError):
+        ctx.apply("${link:user_team}")  # no such root
+    with pytest.raises(SubstitutionError):
+        Context(roots={"team": str(team)}).apply("${link:team}")  # no sandbox to make it in
+
+
+def test_a_repeated_file_is_spelt_out_and_text_is_kept():
+    from conformance.sandbox import expand_tree, file_text
+
+    assert file_text({"before": "# Big\n", "repeat": "ab\n", "times": 3, "after": "end"}) == "# Big\nab\nab\nab\nend"
+    assert file_text({"repeat": "x", "times": 2}) == "xx"
+    assert expand_tree({"a.md": "text", "b.md": {"repeat": "y", "times": 1}}) == {"a.md": "text", "b.md": "y"}
+    assert expand_tree(None) is None
