@@ -11,7 +11,7 @@ from typing import Any
 
 from .corpus import Payload, Scenario
 
-ACTIONS = ("recall", "hook", "pull", "stats", "review", "contribute", "hold", "release")
+ACTIONS = ("recall", "hook", "pull", "stats", "review", "contribute", "hold", "release", "write")
 
 
 def action_of(step: Mapping[str, Any]) -> str | None:
@@ -28,7 +28,7 @@ def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[
         action = action_of(step)
         if action in ("hold", "release"):
             hold.add(str(step[action]))
-        elif action is not None:
+        elif action is not None and action != "write":  # the harness writes the tree itself
             commands.add(action)
         if step.get("repeat") is not None:
             repeat = True

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import applicability, outcomes, timeline, vacuity, without_relations
+from . import applicability, outcomes, timeline, tree_write, vacuity, without_relations
 from .capabilities import action_of
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
@@ -266,6 +266,13 @@ def _step(session: _Session, scenario: Scenario, index: int, step: Mapping[str, 
     if action is None:
         raise ScenarioError(f"step {index + 1} has no single action")
     now = timeline.spell(instant)
+    if action == "write":  # the harness's own step: the tree is the sandbox's, not the implementation's
+        try:
+            tree_write.apply(ctx.roots.get("team"), _apply(ctx, dict(step["write"]), f"steps[{index}].write"),
+                             instant)
+        except tree_write.WriteError as exc:
+            raise ScenarioError(f"step {index + 1}: {exc}") from exc
+        return StepOutcome(index, action, None, now, 0, "", "")
     env = {**_strings(scenario.data.get("env"), ctx), **_strings(step.get("env"), ctx, f"steps[{index}].env")}
     answer = session.send(_message(action, step, now, env, ctx, payloads, f"steps[{index}]"))
     name = str(step["as"]) if step.get("as") else None

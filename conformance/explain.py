@@ -94,6 +94,8 @@ def step_label(step: Mapping[str, Any]) -> str:
         return f"hook {value}" + (f" ({step['event']})" if step.get("event") else "")
     if action in ("hold", "release"):
         return f"{action} {value}"
+    if action == "write":
+        return "write " + ", ".join(str(k) for k in (value or {}))
     return str(action)
 
 

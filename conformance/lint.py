@@ -29,7 +29,7 @@ from typing import Any
 
 import jsonschema
 
-from . import clauses, expectations, pairs, recorded_shapes, timeline
+from . import clauses, expectations, matchers, pairs, recorded_shapes, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario
 from .substitute import PATTERN as SUBSTITUTION
@@ -147,6 +147,7 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
                 out.append(f"step {i}: the name {step['as']!r} is already used by an earlier step")
             names[str(step["as"])] = silent_step(action, step.get("check"))
     expect = scenario.expect
+    out += [f"{where}: {p}" for where, m in matchers.found_in(dict(expect)) for p in matchers.problems(m)]
     out += _check_refs(references(scenario.data.get("env") or {}), {}, "env")
     out += _check_refs(references(expect), names, "expect")
     for name, want in (expect.get("steps") or {}).items():

@@ -6,7 +6,8 @@ folder become ``${root:…}/rest``. Expectations go through the same normalizer 
 substitutions, so both sides meet in one spelling whatever the sandbox was called.
 
 Comparison is by subset: a mapping matches when every key it names matches; a list matches a
-list of the same length item by item; anything else must be equal. Every mismatch can name the
+list of the same length item by item; a matcher (``{$type: number}``, see :mod:`.matchers`)
+matches a value of its kind and form; anything else must be equal. Every mismatch can name the
 first path where the two sides differ.
 """
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from . import matchers
 
 _MISSING = object()
 
@@ -58,6 +61,8 @@ class Normalizer:
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
     """``None`` when ``expected`` is a subset of ``actual``, else (path, expected, actual) there."""
+    if matchers.is_matcher(expected):
+        return None if matchers.holds(expected, actual) else (path, expected, actual)
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return path, expected, actual

@@ -1,4 +1,5 @@
-"""Output whose reader may go away (``teamai-conformance list | head``).
+"""Output whose reader may go away (``teamai-conformance list | head``), or cannot take every
+character (a lone surrogate quoted from a log line is written as its escape).
 
 A reader that stops early is a normal way to use a command, not an error: the command drops the
 rest of its output and finishes its work (a run still writes its ``--report`` and ``--junit``
@@ -22,7 +23,11 @@ class Sink:
     def write(self, text: str) -> int:
         if not self.gone:
             try:
-                self.stream.write(text)
+                try:
+                    self.stream.write(text)
+                except UnicodeEncodeError:  # a lone surrogate quoted from a log line: write its escape
+                    encoding = getattr(self.stream, "encoding", None) or "utf-8"
+                    self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
             except BrokenPipeError:
                 self._lost()
         return len(text)

@@ -16,6 +16,7 @@ import jsonschema
 VERSION = 1
 STEP_COMMANDS = ("recall", "hook", "pull", "stats", "review", "contribute")
 SEEDABLE = ("votes", "upvoted", "log", "checkpoint")  # what a scenario's given: block may set up
+HOLDABLE = ("votes-ledger", "recall-log", "search-index")  # what a hold step may keep busy
 COMMANDS = ("start", "open", "seed", *STEP_COMMANDS, "hold", "release", "observe", "close", "stop")
 
 

@@ -133,7 +133,7 @@ class ReferenceBackend:
         return {"protocol": protocol.VERSION,
                 "implementation": {"name": "teamai-ref", "version": str(__version__)},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": ["votes-ledger"], "repeat": True,
+                                 "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
                                  "seed": list(protocol.SEEDABLE)}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -265,7 +265,20 @@ class ReferenceBackend:
         from reference import config, storage
 
         cfg = config.load(self._env(message))
-        self.holds.enter_context(storage.locked(cfg.active.ledger_lock, "the votes ledger", 0))
+        what = message["what"]
+        if what == "search-index":  # a writer in the middle of a transaction, as another recall's refresh is
+            from reference import index
+            from reference._sqlite import sqlite3
+
+            index.open_index(cfg.active).close()  # it exists, as after any recall
+            holder = sqlite3.connect(cfg.active.index_path, isolation_level=None)
+            holder.execute("BEGIN IMMEDIATE")
+            self.holds.callback(holder.close)
+            self.holds.callback(holder.execute, "ROLLBACK")
+            return {}
+        lock, name = {"votes-ledger": (cfg.active.ledger_lock, "the votes ledger"),
+                      "recall-log": (cfg.active.log_lock, "the recall log")}[what]
+        self.holds.enter_context(storage.locked(lock, name, 0))
         return {}
 
     def do_release(self, message: dict[str, Any]) -> dict[str, Any]:

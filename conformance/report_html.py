@@ -28,7 +28,7 @@ CLAUSES_SHOWN = 3
 def write(path: Path, runs: Sequence[Run], clause_texts: Mapping[str, Mapping[str, str]] | None = None,
           facts: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(report_model.build(runs, clause_texts, facts)), encoding="utf-8")
+    path.write_text(render(report_model.build(runs, clause_texts, facts)), encoding="utf-8", errors="backslashreplace")
 
 
 def render(model: Mapping[str, Any]) -> str:

@@ -102,7 +102,9 @@ def build(head: dict[str, Any], results: list[CaseResult], foot: dict[str, Any],
 def write(path: Path, head: dict[str, Any], results: list[CaseResult], foot: dict[str, Any],
           rerun: Mapping[str, str], case_facts: Mapping[str, dict[str, Any]] | None = None) -> None:
     head, cases, last = build(head, results, foot, rerun, case_facts)
-    with path.open("w", encoding="utf-8") as fh:
+    # A lone surrogate (a path that is not valid Unicode, quoted from the log) is written as the
+    # JSON escape it is, which reads back as the same text.
+    with path.open("w", encoding="utf-8", errors="backslashreplace") as fh:
         for line in (head, *cases, last):
             fh.write(_one_line(json.dumps(line, ensure_ascii=False)) + "\n")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from . import ranking, tree
 from ._sqlite import sqlite3
@@ -286,11 +286,23 @@ def _meta(conn: sqlite3.Connection, name: str) -> str | None:
     return row[0] if row else None
 
 
-def _changed_dirs(conn: sqlite3.Connection, now_s: float) -> list[str] | None:
+def full_scan_limit(env: Mapping[str, str]) -> int:
+    """``TEAMAI_FULL_SCAN_LIMIT`` (a count of assets) moves the line between trees checked file by
+    file and trees checked by their folders, so a small tree can be run the way a large one is."""
+    raw = env.get("TEAMAI_FULL_SCAN_LIMIT")
+    if raw:
+        try:
+            return max(0, int(raw))
+        except ValueError:
+            pass
+    return FULL_SCAN_LIMIT
+
+
+def _changed_dirs(conn: sqlite3.Connection, now_s: float, limit: int) -> list[str] | None:
     """The folders to walk again: ``None`` for all of them (a small tree, the interval is over, or
     no walk yet), else the topmost folders whose mtime moved (often none)."""
     count = int(_meta(conn, "assets") or 0)
-    if count <= FULL_SCAN_LIMIT:
+    if count <= limit:
         return None
     if now_s - float(_meta(conn, "walked_at") or 0) >= FULL_SCAN_EVERY:
         return None
@@ -313,10 +325,10 @@ def _inside_clause(column: str, folders: list[str]) -> tuple[str, list[str]]:
 
 
 def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False,
-            dry: bool = False) -> int:
+            dry: bool = False, limit: int | None = None) -> int:
     """Bring the index in line with the files on disk; returns how many assets changed.
 
-    Small trees (up to ``FULL_SCAN_LIMIT`` assets) are checked file by file on every call. In
+    Small trees (up to ``limit`` assets, by default ``FULL_SCAN_LIMIT``) are checked file by file on every call. In
     larger ones a stat per file would dominate the recall, so only the folders whose mtime moved
     (an asset added, removed or renamed, a checkout, an editor's save-by-rename) are walked again;
     everything is walked when the last full walk is ``FULL_SCAN_EVERY`` seconds old, or when a
@@ -326,7 +338,8 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     Raises :class:`IndexBusy` when another process holds the write lock past the wait, and
     :class:`IndexUnwritable` when the file cannot be written.
     """
-    changed = None if force else _changed_dirs(conn, now_s)
+    limit = FULL_SCAN_LIMIT if limit is None else limit
+    changed = None if force else _changed_dirs(conn, now_s, limit)
     if changed is not None and not changed:
         return 0
     if changed is not None and len(scope.learnings_roots) > 1 and any(
@@ -343,7 +356,7 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
         return len(wanted.keys() ^ stored.keys())
     stored_dirs = dict(conn.execute(f"SELECT path, mtime_ns FROM dirs WHERE {where}", args))
     if wanted.keys() == stored.keys() and stored_dirs == dirs and changed is None \
-            and int(_meta(conn, "assets") or 0) <= FULL_SCAN_LIMIT:
+            and int(_meta(conn, "assets") or 0) <= limit:
         return 0
     try:
         conn.execute("BEGIN IMMEDIATE")

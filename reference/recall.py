@@ -115,9 +115,10 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
     handles: dict[str, ScopeIndex] = {}
     now_s = now_seconds(cfg.env)
     wait = lock_wait(cfg.env)
+    scan_limit = index.full_scan_limit(cfg.env)
     hidden = visibility.hidden_from_hits(cfg)  # a withheld codebase's pages are never hits
     for scope in cfg.scopes:
-        handle = handles[scope.name] = ScopeIndex(scope, warn, now_s, wait, write)
+        handle = handles[scope.name] = ScopeIndex(scope, warn, now_s, wait, write, scan_limit)
         handle.refresh()
         entries = handle.search(terms, limit, hidden)
         if index.changed_paths(handle.conn, [e.path for e in entries]):  # an in-place edit of a hit

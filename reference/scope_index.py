@@ -26,14 +26,15 @@ STORED, AS_IT_WAS, READ_ONLY, MEMORY = "stored", "as it was", "read-only", "memo
 
 
 class ScopeIndex:
-    __slots__ = ("scope", "conn", "mode", "_warn", "_now_s", "_busy_s")
+    __slots__ = ("scope", "conn", "mode", "_warn", "_now_s", "_busy_s", "_limit")
 
     def __init__(self, scope: Scope, warn: Callable[[str], None], now_s: float, busy_s: float,
-                 write: bool = True) -> None:
+                 write: bool = True, limit: int | None = None) -> None:
         self.scope = scope
         self._warn = warn
         self._now_s = now_s
         self._busy_s = busy_s
+        self._limit = limit
         problem = None
         if write:
             try:
@@ -57,25 +58,26 @@ class ScopeIndex:
         """Bring what is searched up to date with the tree, as far as this mode may."""
         if self.mode == STORED:
             try:
-                index.refresh(self.conn, self.scope, self._warn, self._now_s, force)
+                index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
             except index.IndexBusy as exc:
                 self._warn(f"{exc}; searched it as it was, so the newest edits may be missing")
                 self.mode = AS_IT_WAS  # and not waited for again in this process
             except index.IndexUnwritable as exc:
                 self._warn(f"{exc}; searched a private copy of it; set TEAMAI_HOME to a writable folder")
                 self._to_memory()
-                index.refresh(self.conn, self.scope, self._warn, self._now_s, force)
+                index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
             return
         if self.mode == AS_IT_WAS:
             return
         if self.mode == READ_ONLY:
             try:
-                if not index.refresh(self.conn, self.scope, self._warn, self._now_s, force, dry=True):
+                if not index.refresh(self.conn, self.scope, self._warn, self._now_s, force, dry=True,
+                                     limit=self._limit):
                     return
                 self._to_memory()
             except sqlite3.Error:  # a read of the immutable file failed: index the tree instead
                 self._fresh_memory()
-        index.refresh(self.conn, self.scope, self._warn, self._now_s, force)
+        index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
 
     def search(self, terms: list[str], limit: int, hidden: frozenset[str]) -> list[index.Entry]:
         try:
@@ -84,7 +86,7 @@ class ScopeIndex:
             if self.mode != READ_ONLY:
                 raise
         self._fresh_memory()
-        index.refresh(self.conn, self.scope, self._warn, self._now_s)
+        index.refresh(self.conn, self.scope, self._warn, self._now_s, limit=self._limit)
         return index.search(self.conn, terms, limit, hidden)
 
     def reindex(self, paths: list[str]) -> bool:

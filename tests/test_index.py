@@ -223,3 +223,24 @@ def test_creating_a_missing_root_is_noticed(tmp_path, large_mode):
     (team / "rules").mkdir()
     (team / "rules" / "walrus.md").write_text("---\ntitle: Walrus rule\n---\nx\n")
     assert _search(home, team, "walrus") == ["Walrus rule"]
+
+
+@pytest.mark.parametrize(("limit", "seen_at_once"), [("5", False), ("12", True), ("many", True), ("", True)])
+def test_full_scan_limit_from_the_environment(tmp_path, limit, seen_at_once):
+    """TEAMAI_FULL_SCAN_LIMIT puts a tree of 12 on the large side of the line (a number below 12)
+    or keeps it on the small side (12 itself, or a value that is not a count: the default)."""
+    team = _tree(tmp_path, 12)
+    env = {"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team), "TEAMAI_FULL_SCAN_LIMIT": limit}
+
+    def titles(query: str) -> list[str]:
+        cfg = config.load({**env, "TEAMAI_NOW": "2026-11-30T10:00:30Z"})
+        return [h.title for h in recall.search(cfg, query, lambda m: None).hits]
+
+    titles("alpha")
+    target = team / "learnings" / "ns1" / "note-4.md"
+    folder_mtime = target.parent.stat().st_mtime_ns
+    target.write_text("---\ntitle: Quokka\n---\nbody\n")
+    os.utime(target, ns=(10**18, 10**18))
+    os.utime(target.parent, ns=(folder_mtime, folder_mtime))
+    assert titles("quokka") == (["Quokka"] if seen_at_once else [])
+    assert index.full_scan_limit({"TEAMAI_FULL_SCAN_LIMIT": limit}) == {"5": 5, "12": 12}.get(limit, 4000)

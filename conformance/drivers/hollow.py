@@ -38,7 +38,7 @@ class DoNothing(ReferenceBackend):
     def do_start(self, message: dict[str, Any]) -> dict[str, Any]:
         return {"protocol": protocol.VERSION, "implementation": {"name": "do-nothing", "version": "0"},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": ["votes-ledger"], "repeat": True,
+                                 "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
                                  "seed": list(protocol.SEEDABLE)}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -74,3 +74,19 @@ def test_the_driver_command_ends_quietly_when_the_harness_stops_reading():
     got, err = _closed_pipe_run(["driver", "reference"], stdin=start + start)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     assert got == 0
+
+
+def test_text_the_stream_cannot_encode_is_written_escaped_not_raised():
+    """A case's message can quote a path that is not valid Unicode (a lone surrogate, as a log line
+    escapes one); the report is still written, that character as its escape."""
+    import io
+
+    from conformance import pipes
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    sink = pipes.Sink(stream)
+    assert sink.write("path /tmp/x\ud800y.md\n") == len("path /tmp/x\ud800y.md\n")
+    sink.write("next line\n")
+    sink.flush()
+    assert raw.getvalue().decode("utf-8") == "path /tmp/x\\ud800y.md\nnext line\n"

@@ -15,7 +15,7 @@ from conformance import cli, outcomes
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "conformance" / "drivers" / "examples" / "minimal_driver.py"
 SLICE = ["--only", "reducer", "--only", "stats"]
-UNDECLARED = {"command review", "command contribute", "hold votes-ledger", "repeat",
+UNDECLARED = {"command review", "command contribute", "hold votes-ledger", "hold recall-log", "repeat",
               "seed votes", "seed upvoted", "seed log", "seed checkpoint"}
 SEEDS = {x for x in UNDECLARED if x.startswith("seed ")}
 
