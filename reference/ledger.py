@@ -910,27 +910,20 @@ def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
             replaced[at] = (_block(lines, at, votes_end), _spelled({key: entries[key]}))
         else:
             appended_votes.extend(_spelled({key: entries[key]}))
+    if lines[votes_at] == "votes: {}" and (appended_votes or places):
+        lines[votes_at] = "votes:"
+    if lines[deltas_at] == "deltas: {}" and appended_deltas:
+        lines[deltas_at] = "deltas:"
+    # (first line, end, new lines): the raised entries replaced, the new ones at their section's end
+    edits = [(at, end, new) for at, (end, new) in replaced.items()]
+    edits += [(place, place, new) for place, new in ((votes_end, appended_votes), (deltas_end, appended_deltas)) if new]
     out: list[str] = []
     at = 0
-    while at < len(lines):
-        if at in replaced:
-            end, new = replaced[at]
-            out.extend(new)
-            at = end
-            continue
-        if at == votes_end and appended_votes:
-            out.extend(appended_votes)
-            appended_votes = []
-        if at == deltas_end and appended_deltas:
-            out.extend(appended_deltas)
-            appended_deltas = []
-        line = lines[at]
-        if at == votes_at and line == "votes: {}" and (appended_votes or places):
-            line = "votes:"
-        if at == deltas_at and line == "deltas: {}" and appended_deltas:
-            line = "deltas:"
-        out.append(line)
-        at += 1
+    for start, end, new in sorted(edits, key=lambda edit: edit[:2]):
+        out += lines[at:start]
+        out += new
+        at = end
+    out += lines[at:]
     return "\n".join(out)
 
 

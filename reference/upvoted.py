@@ -46,7 +46,6 @@ TTL = 24 * 3600 * 1_000_000  # microseconds
 Entry = dict[str, str]  # {"read": ts, "credited": ts}
 Sessions = dict[str, dict[str, Entry]]
 Ident = tuple[str, str, str]  # a read's ts, session and path
-READ_FIELDS = ("read", "session", "path", "root", "key", "credited")
 
 
 class Credits:
@@ -82,16 +81,28 @@ def _parse(text: str) -> Credits:
         raise CorruptUpvoted("no sessions object")
     out: Sessions = {}
     for session, keys in data["sessions"].items():
-        entries = {str(k): _entry(v) for k, v in keys.items()} if isinstance(keys, dict) else None
-        if entries is None or any(e is None for e in entries.values()):
-            raise CorruptUpvoted(f"session {session!r} is not a mapping of keys to credits")
-        out[str(session)] = {k: e for k, e in entries.items() if e is not None}
+        entries: dict[str, Entry] = {}
+        for k, v in keys.items() if isinstance(keys, dict) else [("", None)]:
+            entry = _entry(v)
+            if entry is None:
+                raise CorruptUpvoted(f"session {session!r} is not a mapping of keys to credits")
+            entries[str(k)] = entry
+        out[str(session)] = entries
     reads = data.get("reads", [])
-    if not isinstance(reads, list) or not all(
-            isinstance(r, dict) and all(isinstance(r.get(f), str) for f in READ_FIELDS) for r in reads):
+    if not isinstance(reads, list):
         raise CorruptUpvoted("reads is not a list of counted reads")
-    return Credits(out, {((r["read"], r["session"], r["path"]), r["key"]): {"root": r["root"], "credited": r["credited"]}
-                         for r in reads})
+    counted: dict[tuple[Ident, str], Entry] = {}
+    for r in reads:  # written out: a Stop that credits reads every entry of the day
+        get = r.get if isinstance(r, dict) else None
+        if get is None:
+            raise CorruptUpvoted("reads is not a list of counted reads")
+        read, session, path, root, key, credited = (get("read"), get("session"), get("path"), get("root"),
+                                                    get("key"), get("credited"))
+        if not (isinstance(read, str) and isinstance(session, str) and isinstance(path, str)
+                and isinstance(root, str) and isinstance(key, str) and isinstance(credited, str)):
+            raise CorruptUpvoted("reads is not a list of counted reads")
+        counted[((read, session, path), key)] = {"root": root, "credited": credited}
+    return Credits(out, counted)
 
 
 def _set_aside(path: str, stamp: str) -> str:
@@ -131,11 +142,18 @@ def peek(path: str) -> Credits:
         return Credits()
 
 
+_INSTANTS: dict[str, int | None] = {}  # most entries share the few instants the reducer wrote them at
+
+
 def _when(value: str) -> int | None:
+    if value in _INSTANTS:
+        return _INSTANTS[value]
     try:
-        return micros(value)
+        at: int | None = micros(value)
     except ClockError:
-        return None
+        at = None
+    _INSTANTS[value] = at
+    return at
 
 
 def counted(credits: Credits, ident: Ident, key: str) -> str | None:

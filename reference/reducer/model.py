@@ -86,28 +86,36 @@ def build(lines: Lines, only_pending: bool = False, stopping: str | None = None,
 def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) -> Model:
     """:func:`build` with ``only_pending``: a reduce decodes only what its pending reads can need."""
     model = Model()
+    model.skipped = lines.bad
+    if not lines.raw["evidence"] and not lines.done["evidence"]:
+        return model
+    family: set[str] | None = None
+    needles: list[bytes] | None = None
+    evidence_raw, consumed_all = lines.raw["evidence"], lines.raw["consumed"]
+    if stopping is not None:
+        roots = model.roots = Roots(lines.get("link"))
+        family = roots.family({roots.root(stopping)})
+        needles = _mentioning(family)
+        evidence_raw = _mentioned(evidence_raw, needles)
+        consumed_all = _mentioned(consumed_all, needles)
     # Cheap first look, before decoding anything: only reads with no consumed line matter, and none
     # means nothing to do. Identities are read as bytes; an unsure one is decoded and judged.
-    consumed_raw = raw_ids(lines.raw["consumed"], "consumed")
+    consumed_raw = raw_ids(consumed_all, "consumed")
     done_ids = {raw_id for raw_id in consumed_raw if raw_id is not None}
-    unsure = lines.decode("consumed", [line for line, raw_id in zip(lines.raw["consumed"], consumed_raw, strict=True)
+    unsure = lines.decode("consumed", [line for line, raw_id in zip(consumed_all, consumed_raw, strict=True)
                                        if raw_id is None]) + lines.done["consumed"]
     done_text: set[Any] = {ident for rec in unsure if (ident := consumed_identity(rec)) is not None}
-    evidence_ids = raw_ids(lines.raw["evidence"], "evidence")
-    unconsumed = [(line, raw_id) for line, raw_id in zip(lines.raw["evidence"], evidence_ids, strict=True)
+    evidence_ids = raw_ids(evidence_raw, "evidence")
+    unconsumed = [(line, raw_id) for line, raw_id in zip(evidence_raw, evidence_ids, strict=True)
                   if raw_id is None or raw_id not in done_ids]
+    if family is not None:
+        unconsumed = [(line, raw_id) for line, raw_id in unconsumed
+                      if raw_id is None or raw_id[1].decode("utf-8", "replace") in family]
     if not unconsumed and not lines.done["evidence"]:
         model.skipped = lines.bad
         return model
-    roots = model.roots = Roots(lines.get("link"))
-    family: set[str] | None = None
-    if stopping is not None:
-        family = roots.family({roots.root(stopping)})
-        unconsumed = [(line, raw_id) for line, raw_id in unconsumed
-                      if raw_id is None or raw_id[1].decode("utf-8", "replace") in family]
-        if not unconsumed and not lines.done["evidence"]:
-            model.skipped = lines.bad
-            return model
+    if family is None:
+        roots = model.roots = Roots(lines.get("link"))
 
     if len(unconsumed) + len(lines.done["evidence"]) <= FEW:
         # A Stop: a handful of reads. Decode them all, and only the runs that could matter to them.
@@ -116,7 +124,7 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
         _reads(model, lines.decode("evidence", [line for line, _ in unconsumed]) + lines.done["evidence"], family,
                done_text)
         times = _times(model)
-        wanted = _runs_for_few(lines, model, times)
+        wanted = _runs_for_few(lines, model, times, needles)
     else:
         # An exact read of a path that no run of its root printed in the 24 h before it cannot adopt:
         # leave it undecoded. Which session a run belongs to is read from the bytes here.
@@ -143,12 +151,13 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
         marked = index.marked_runs({r.session for r in model.reads if r.counts})
         wanted = [line for line, when, run_id, root in index.lines
                   if when is None or run_id is None or run_id in marked or _near(times.get(root, []), when)]
-    model.first = claims_for(lines, {run_of(line) for line in wanted})
+    # (a run line in another spelling was decoded when read: its claims are wanted as well)
+    model.first = claims_for(lines, {run_of(line) for line in wanted} | {rec.get("run") for rec in lines.done["run"]})
     _runs(model, lines.decode("run", wanted) + lines.done["run"], makers)
 
     # The credits that can cover them: consumed lines of their roots within 24 h of one of them.
     near = []
-    for line, raw_id in zip(lines.raw["consumed"], consumed_raw, strict=True):
+    for line, raw_id in zip(consumed_all, consumed_raw, strict=True):
         if raw_id is None:
             continue
         credited = session_of(line)
@@ -193,24 +202,67 @@ def _times(model: Model) -> dict[str | None, list[int]]:
     return times
 
 
-def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]) -> list[bytes]:
+def _mentioning(sessions: set[str]) -> list[bytes]:
+    """Needles that find every raw line in which one of ``sessions`` may be a string value
+    (``_mentioned``)."""
+    return [utf8(jsontext.quote(session)) for session in sessions]
+
+
+def _mentioned(lines: list[bytes], needles: list[bytes]) -> list[bytes]:
+    """The lines in which one of the sessions the ``needles`` quote may be a string value.
+
+    In JSON without a backslash every string is spelt as its own characters between quotes, so a
+    line that holds neither a backslash nor one of the sessions quoted names none of them, in any
+    field, however its keys are spelt. A Stop passes over the other lines of the log unread: what
+    it decides is about its own family's reads, their runs and credits."""
+    blob = b"\n".join(lines)
+    starts: list[int] = []  # where each needle is found, in one pass of bytes.find per needle
+    for needle in (b"\\", *needles):
+        at = blob.find(needle)
+        while at >= 0:
+            starts.append(at)
+            at = blob.find(needle, at + 1)
+    out: list[bytes] = []
+    number, before, last = 0, 0, -1
+    for at in sorted(starts):  # each place to the number of its line, counting newlines onwards
+        number += blob.count(b"\n", before, at)
+        before = at
+        if number != last:
+            out.append(lines[number])
+            last = number
+    return out
+
+
+def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]],
+                  family: list[bytes] | None = None) -> list[bytes]:
     """The raw run lines a few pending reads can need: those that print one of their exact paths
     (or print paths in a spelling the bytes cannot compare), those in the 24 h before one of their
-    inexact reads, and the recall subagent's runs of a reading session."""
+    inexact reads, and the recall subagent's runs of a reading session. With ``family`` (a Stop's
+    needles, ``_mentioning``), only runs that may settle in the stopping family are looked at:
+    those whose line or one of whose claims mentions one of its sessions."""
     counting = [read for read in model.reads if read.counts]
     if not counting:
         return []
     needles = {utf8(jsontext.quote(read.path)) for read in counting if read.exact}
     inexact = sorted(read.ts for read in counting if not read.exact)
     readers = {read.session for read in counting}
-    marked: set[str | None] = set()
-    for line in lines.raw["claim"]:
+    claims, runs = lines.raw["claim"], lines.raw["run"]
+    if family is not None:
+        claims = _mentioned(claims, family)
+        claimed = {run_of(line) for line in claims}
+        claimed.update(rec["run"] if isinstance(rec.get("run"), str) else None for rec in lines.done["claim"])
+        if None not in claimed:  # else a claim of the family names its run in another spelling
+            # (a run line names its id as ``"run":"<id>"``; one with a backslash is always looked at)
+            runs = _mentioned(runs, family + [b'"run":' + utf8(jsontext.quote(run_id)) for run_id in claimed if run_id is not None])
+    # the runs of claims in another spelling were decoded when read: each may mark a maker
+    marked: set[str | None] = {rec.get("run") for rec in lines.done["claim"]}
+    for line in claims:
         session = session_of(line)
         if (isinstance(session, bytes) or session in readers) and maybe_recall_subagent(line, b'"agent_type":',
                                                                                         absent=False):
             marked.add(run_of(line))
     out = []
-    for line in lines.raw["run"]:
+    for line in runs:
         if any(needle in line for needle in needles) or _unusual(line):
             out.append(line)
         elif maybe_recall_subagent(line, b'"caller":', absent=True) or run_of(line) in marked:
@@ -244,6 +296,7 @@ class RunIndex:
 
     def __init__(self, lines: Lines, roots: Roots) -> None:
         self._raw = lines.raw
+        self._done_claims = lines.done["claim"]
         first: dict[str, tuple[str, str | None]] = {}  # run id -> (ts, session or None: unclear)
         for line in lines.raw["claim"]:
             run_id, ts, session = run_of(line), stamp_of(line, "claim"), session_of(line)
@@ -295,8 +348,9 @@ class RunIndex:
 
     def marked_runs(self, sessions: set[str]) -> set[str]:
         """Run ids the recall subagent may have run for one of ``sessions`` (by its caller flag or
-        its claim's agent type); a line the bytes cannot tell about is included."""
-        out: set[str] = set()
+        its claim's agent type); a line the bytes cannot tell about is included, and so is the run
+        of every claim in another spelling."""
+        out: set[str] = {rec["run"] for rec in self._done_claims if isinstance(rec.get("run"), str)}
         claimed: set[str] = set()
         for line in self._raw["claim"]:
             session, run_id = session_of(line), run_of(line)

@@ -1,7 +1,8 @@
 """Settling a run: which session ran it, and whether the recall subagent did.
 
 - A run belongs to the session of its first claim: the claim with the earliest ``ts`` naming the
-  run (ties: session, then agent id, so the choice never depends on line order). A claim for a
+  run (ties: session, agent id, then the recall subagent's claim before any other, then agent
+  type and agent, so the choice never depends on line order). A claim for a
   run id the log does not hold settles nothing. A run with no claim belongs to the session its
   environment named, but only when ``via`` is ``env`` and ``unambiguous`` is true. Every other
   run is unsettled and never votes. Later claims stay in the log and change nothing.
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .sessions import Roots
 
     Maker = tuple[str, str | None]
-    ClaimOrder = tuple[int, str, str]
+    ClaimOrder = tuple[int, str, str, bool, str, str]
 
 RECALL_SUBAGENT = "teamai-recall"
 
@@ -52,7 +53,9 @@ def claim_order(rec: Record) -> ClaimOrder | None:
     session, when = text(rec.get("session")), instant(rec.get("ts"))
     if text(rec.get("run")) is None or session is None or when is None:
         return None
-    return (when, session, agent_id(rec.get("actor")) or "")
+    actor = rec.get("actor")
+    kind = agent_type(actor)
+    return (when, session, agent_id(actor) or "", kind != RECALL_SUBAGENT, kind or "", text(rec.get("agent")) or "")
 
 
 def first_claims(claims: list[Record]) -> dict[str, tuple[ClaimOrder, Record]]:
