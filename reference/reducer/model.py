@@ -253,7 +253,8 @@ def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]
         claimed.update(rec["run"] if isinstance(rec.get("run"), str) else None for rec in lines.done["claim"])
         if None not in claimed:  # else a claim of the family names its run in another spelling
             # (a run line names its id as ``"run":"<id>"``; one with a backslash is always looked at)
-            runs = _mentioned(runs, family + [b'"run":' + utf8(jsontext.quote(run_id)) for run_id in claimed if run_id is not None])
+            named = [b'"run":' + utf8(jsontext.quote(run_id)) for run_id in claimed if run_id is not None]
+            runs = _mentioned(runs, family + named)
     # the runs of claims in another spelling were decoded when read: each may mark a maker
     marked: set[str | None] = {rec.get("run") for rec in lines.done["claim"]}
     for line in claims:

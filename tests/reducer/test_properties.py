@@ -49,8 +49,9 @@ FAILURES = {"per-session ledger": (upvoted, "write_atomic"), "consumed lines": (
 # The least share of histories that must reach each case (with late lines among the rules, turns
 # are rarer than in test_schedules.py, which holds the reducer's branches to more). Repeated runs
 # of 50 examples measured at least 0.63, 0.53, 0.23, 0.07, 0.19 for the branches and 0.98, 0.58,
-# 0.64, 0.81, 0.86 for the rest.
-LEAST_SHARE = {"credit": 0.4, "covered": 0.25, "outside window": 0.08, "unsettled": 0.02, "maker's read": 0.06,
+# 0.64, 0.81, 0.86 for the rest; "unsettled" is usually 0.18-0.36 but once came to 1 in 51
+# histories, so it asks for one.
+LEAST_SHARE = {"credit": 0.4, "covered": 0.25, "outside window": 0.08, "unsettled": 0.015, "maker's read": 0.06,
                "stop followed the checkpoint": 0.6, "stop compacted the checkpoint": 0.25,
                "stop read the whole log for a line reaching back": 0.3, "a write failed": 0.3,
                "a prune dropped lines": 0.3}
