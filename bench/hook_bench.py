@@ -12,6 +12,7 @@ runs during another tool's sample.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 
 import peer
@@ -31,7 +32,9 @@ def bench_hook(rep: Report, work: str, team: str, env: Mapping[str, str], payloa
     peer_env = None
     if entry is not None:
         rep.note(f"setting teamai-cli {peer.VERSION} up on the same team...")
-        peer_env = peer.set_up(entry, team, os.path.join(work, "peer-hook"))
+        home = os.path.join(work, "peer-hook")
+        shutil.rmtree(home, ignore_errors=True)  # a work folder kept from an earlier run holds the last one
+        peer_env = peer.set_up(entry, team, home)
     for name, data in payloads.items():
         one_payload(rep, name, data, env, dispatch, fast, samples, entry, peer_env)
 
