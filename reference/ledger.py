@@ -842,6 +842,18 @@ def _spelled(mapping: dict[str, Any]) -> list[str]:
     return out
 
 
+def _places(lines: list[str], keys: list[str], section: int, end: int) -> dict[str, int]:
+    """The line of each key's entry in the section whose key line is ``lines[section]`` (keys
+    with none are left out)."""
+    places: dict[str, int] = {}
+    for key in keys:
+        try:
+            places[key] = lines.index(f"  {_key_spelling(key)}:", section + 1, end)
+        except ValueError:
+            pass
+    return places
+
+
 def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
     """``dump`` of the raised document, for ``text`` that ``dump`` wrote: the raised entries (and
     their deltas) are read and written again, every other line is kept as it is."""
@@ -855,12 +867,7 @@ def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
     for key, *_ in raises:
         if key not in order:
             order.append(key)
-    places: dict[str, int] = {}
-    for key in order:
-        try:
-            places[key] = lines.index(f"  {_key_spelling(key)}:", votes_at + 1, votes_end)
-        except ValueError:
-            pass
+    places = _places(lines, order, votes_at, votes_end)
     entries: dict[str, dict[str, Any]] = {}
     before: dict[str, tuple[int, int]] = {}
     for key, at in places.items():
@@ -876,12 +883,7 @@ def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
     # The deltas, in the votes' order: the ledger's own first, then the new keys.
     changed = sorted(order, key=lambda k: (k not in places, places.get(k, 0), order.index(k)))
     deltas_at, deltas_end = _section(lines, tops, "deltas")
-    delta_places: dict[str, int] = {}
-    for key in changed:
-        try:
-            delta_places[key] = lines.index(f"  {_key_spelling(key)}:", deltas_at + 1, deltas_end)
-        except ValueError:
-            pass
+    delta_places = _places(lines, changed, deltas_at, deltas_end)
     replaced: dict[int, tuple[int, list[str]]] = {}  # first line -> (end, new lines)
     appended_deltas: list[str] = []
     for key in changed:

@@ -210,6 +210,7 @@ def test_corrupt_ledger_is_moved_aside_and_named_in_one_line(tmp_path):
     assert len(aside) == 1
     assert (tmp_path / aside[0]).read_text() == "version: 2\nvotes: [broken\n"
     assert len(warnings) == 1 and aside[0] in warnings[0]
+    assert ledger.read(path)["a"]["recalled_count"] == 1  # a new ledger holds what was raised
     assert "\n" not in warnings[0] and re.search(r"\(not YAML \(line \d+, column \d+: .+\)\)", warnings[0])
     assert ledger.read(path) == {"a": {"recalled_count": 1, "upvoted_count": 0,
                                        "last_recalled_at": "2026-11-30T10:00:00.000Z", "last_upvoted_at": None}}

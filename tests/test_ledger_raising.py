@@ -4,7 +4,6 @@ the very bytes a whole read and write gives; any other file is read and written 
 from __future__ import annotations
 
 import copy
-import os
 from typing import Any
 
 from hypothesis import event, given, settings
@@ -108,15 +107,3 @@ def test_a_large_ledger_is_raised_in_place(tmp_path) -> None:  # type: ignore[no
         ledger._splice = real  # type: ignore[assignment]
     assert ledger.read(path)["ns3/note-0003"]["upvoted_count"] == 3 // 3 + 2
     assert ledger.parse(open(path).read())["deltas"]["ns3/note-0003"] == {"recalled_delta": 1, "upvoted_delta": 2}
-
-
-def test_a_corrupt_ledger_is_set_aside_and_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
-    with open(path, "w") as fh:
-        fh.write("votes: [not, a, mapping]\n")
-    said: list[str] = []
-    with ledger.raising(path, lock, 1.0, "2026-11-30T10:00:00.000Z", said.append) as tally:
-        tally.add("a", "recalled_count", "last_recalled_at", "2026-11-30T10:00:00.000Z")
-    assert len(said) == 1 and "corrupt" in said[0]
-    assert [n for n in os.listdir(tmp_path) if n.startswith("votes.yaml.corrupt-")]
-    assert ledger.read(path)["a"]["recalled_count"] == 1
