@@ -24,7 +24,7 @@ from reference.reducer.credit import decide
 from reference.reducer.logread import Lines
 
 from . import logs
-from .histories import DOCS
+from .histories import DAY, DOCS
 
 # Two families (ses-a with a linked child; ses-b), a session no one links, and names that are
 # escaped in JSON or are not ASCII, so that the gate meets every way a session can be spelt.
@@ -138,3 +138,50 @@ def test_the_gate_finds_exactly_the_lines_holding_a_needle_or_a_backslash(lines:
     lines = lines + lines[:2]  # the same line twice, as a log may hold it
     expected = [line for line in lines if b"\\" in line or any(needle in line for needle in needles)]
     assert model._mentioned(lines, needles) == expected
+
+
+# The three cases the property found, each failing before its fix, spelt out so that they fail
+# every time rather than when the random search reaches them.
+_DOC = DOCS[0]
+
+
+def _decisions(records: list[tuple[dict[str, Any], str]], session: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The decisions for ``session``'s family by a read of every line, by ``pull``'s way and by a
+    Stop's (with few reads and with many)."""
+    blob = b"".join(_spell(rec, how) + b"\n" for rec, how in records)
+    full = build(Lines(blob))
+    family = full.roots.family({full.roots.root(session)})
+    out = {"every line": _decided(decide(full, family)),
+           "pull": _decided(decide(build(Lines(blob), only_pending=True), family))}
+    for few in (model.FEW, 0):
+        with mock.patch.object(model, "FEW", few):
+            out[f"stop, FEW={few}"] = _decided(decide(build(Lines(blob), only_pending=True, stopping=session)))
+    return out
+
+
+def test_a_run_line_in_another_spelling_is_settled_by_its_claim() -> None:
+    docs = [logs.doc(_DOC[0], _path(_DOC[1]))]
+    got = _decisions([(logs.run(1800, "r-2", None, docs), "spaced"), (logs.claim(1800, "r-2", "ses-a"), "own"),
+                      (logs.evidence(1860, "ses-a", _path(_DOC[1])), "own")], "ses-a")
+    assert all(len(found) == 1 and found[0][3] for found in got.values()), got
+
+
+def test_a_claim_in_another_spelling_marks_the_recall_subagents_run() -> None:
+    # The recall subagent's run prints another doc, a day before the read: only its claim, spelt
+    # otherwise, says that the session's anonymous reads from then on are the subagent's own.
+    other = DOCS[1]
+    got = _decisions([(logs.run(1800, "r-1", None, [logs.doc(other[0], _path(other[1]))]), "own"),
+                      (logs.claim(1800, "r-1", "ses-a", agent_type="teamai-recall"), "spaced"),
+                      (logs.run(DAY + 1800, "r-2", "ses-a", [logs.doc(_DOC[0], _path(_DOC[1]))]), "own"),
+                      (logs.evidence(DAY + 1860, "ses-a", _path(_DOC[1])), "own")], "ses-a")
+    assert all(found == [] for found in got.values()), got  # the maker's own read never counts
+
+
+def test_two_claims_tied_on_time_session_and_agent_id_settle_the_same_in_either_order() -> None:
+    docs = [logs.doc(_DOC[0], _path(_DOC[1]))]
+    plain, marked = logs.claim(1800, "r-1", "ses-a"), logs.claim(1800, "r-1", "ses-a", agent_type="teamai-recall")
+    read = logs.evidence(1860, "ses-a", _path(_DOC[1]))
+    for claims in ([(plain, "own"), (marked, "spaced")], [(marked, "spaced"), (plain, "own")],
+                   [(plain, "own"), (marked, "own")], [(marked, "own"), (plain, "own")]):
+        got = _decisions([(logs.run(1800, "r-1", None, docs), "own"), *claims, (read, "own")], "ses-a")
+        assert all(found == [] for found in got.values()), (claims, got)  # the recall subagent's claim wins
