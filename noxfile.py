@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["tests", "lint", "typecheck", "corpus_lint", "conformance"]
+nox.options.sessions = ["tests", "coverage", "lint", "typecheck", "corpus_lint", "conformance"]
 nox.options.reuse_existing_virtualenvs = True
 
 # Branch coverage a full run must reach, per package, a little under what one measures (reference/
@@ -30,19 +30,30 @@ MEMORY_TMP, MEMORY_TMP_FREE = "/dev/shm", 2 << 30
 
 @nox.session(name="tests")
 def tests(session: nox.Session) -> None:
-    """The tests (unit, property, scenario) on two worker processes.
+    """The tests (unit, property, scenario) on two worker processes, without coverage.
 
-    Without arguments: the full run, measuring branch coverage across the workers and every
-    Python process they start, gated per package (``COVERAGE_GATES``). With arguments (``-- -k X``,
-    a file): those tests only, without coverage, since a part of the suite cannot reach the gates.
+    Without arguments: every test but the ``peer`` ones (those run the published teamai-cli in
+    node, and are ``nox -s peer``). With arguments (``-- -k X``, a file): just what they select,
+    peer tests included.
     """
     _install(session)
-    with _scratch_in_memory(session):
-        if session.posargs:
-            _pytest(session, "-n", WORKERS, *SCHEDULE, *session.posargs)
-            return
-        session.run("python", "-m", "coverage", "erase")
-        _pytest(session, "-n", WORKERS, *SCHEDULE, coverage=True)
+    _pytest(session, *(session.posargs or ("-m", "not peer")))
+
+
+@nox.session
+def peer(session: nox.Session) -> None:
+    """The tests that run teamai-cli 0.25.0 (installed from npm on first use; needs node and npm)."""
+    _install(session)
+    _pytest(session, "-m", "peer", *session.posargs)
+
+
+@nox.session
+def coverage(session: nox.Session) -> None:
+    """Every test, peer ones included, measuring branch coverage across the workers and every
+    Python process they start, gated per package (``COVERAGE_GATES``). What CI gates on."""
+    _install(session)
+    session.run("python", "-m", "coverage", "erase")
+    _pytest(session, coverage=True)
     session.run("python", "-m", "coverage", "combine", "--quiet")
     failed = []
     for package, gate in COVERAGE_GATES.items():
@@ -79,11 +90,15 @@ def _scratch_in_memory(session: nox.Session) -> Iterator[None]:
 
 
 def _pytest(session: nox.Session, *args: str, coverage: bool = False) -> None:
-    """pytest, with its exit 5 (nothing collected) said in plain words: a selection that matches
-    no test is a mistake worth one line, not a coverage error."""
+    """pytest on two workers, with its exit 5 (nothing collected) said in plain words: a selection
+    that matches no test is a mistake worth one line, not a coverage error."""
     runner = ["python", "-m", "coverage", "run", "-m", "pytest"] if coverage else ["python", "-m", "pytest"]
+    # The suite starts hundreds of Python processes; where the environment forbids writing
+    # bytecode, each of them would compile every module it imports from source again.
+    session.env["PYTHONDONTWRITEBYTECODE"] = ""
     try:
-        session.run(*runner, *args)
+        with _scratch_in_memory(session):
+            session.run(*runner, "-n", WORKERS, *SCHEDULE, *args)
     except nox.command.CommandFailed as exc:
         code = getattr(exc, "return_code", None)
         if code == NO_TESTS_COLLECTED or (code is None and str(exc.reason).endswith(f" {NO_TESTS_COLLECTED}")):

@@ -51,6 +51,28 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
 
 
+# A scenario's text to what it parses to, for this process. The suite, ``lint`` and ``run`` read
+# the same corpus several times in one process, and the YAML construction (in Python) was most of
+# each read; keying by the text itself, not by a file's times, means an edit is never missed. The
+# data is shared between loads, so a loaded corpus is read-only.
+_PARSED: dict[str, Any] = {}
+
+
+_SHARED: set[int] = set()
+
+
+def _scenario_data(text: str) -> Any:
+    if text not in _PARSED:
+        data = _PARSED[text] = load_yaml(text)
+        _SHARED.add(id(data))
+    return _PARSED[text]
+
+
+def is_shared(data: Any) -> bool:
+    """Whether ``data`` is a scenario's parsed text as :func:`load` shares it (so never changes)."""
+    return id(data) in _SHARED
+
+
 @dataclass(frozen=True)
 class Problem:
     """A corpus file that cannot be used, with the reason in one line."""
@@ -145,7 +167,7 @@ def load(root: Path) -> Corpus:
     for path in sorted([*scenarios.glob(f"*/{SCENARIO_GLOB}"), *scenarios.glob(f"*/{GENERATED}/{SCENARIO_GLOB}")]):
         rel = path.relative_to(root).as_posix()
         try:
-            data = load_yaml(path.read_text(encoding="utf-8"))
+            data = _scenario_data(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             corpus.problems.append(Problem(rel, f"cannot be read as YAML: {_one_line(exc)}"))
             continue

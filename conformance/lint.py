@@ -31,7 +31,7 @@ import jsonschema
 
 from . import clauses, expectations, matchers, pairs, recorded_shapes, timeline
 from .capabilities import action_of
-from .corpus import Corpus, Scenario
+from .corpus import Corpus, Scenario, is_shared
 from .substitute import PATTERN as SUBSTITUTION
 from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, step_name
 
@@ -81,7 +81,7 @@ def lint(corpus: Corpus) -> list[str]:
     seen_meaning: dict[str, str] = {}
     for scenario in corpus.scenarios:
         rel = scenario.rel
-        errors = schema_errors(scenario.data, "scenario.schema.json")
+        errors = _scenario_errors(scenario.data)
         problems += [f"{rel}: {e}" for e in errors]
         if scenario.id in seen_ids:
             problems.append(f"{rel}: id {scenario.id!r} is also used by {seen_ids[scenario.id]}")
@@ -119,10 +119,23 @@ def _expectation_files(corpus: Corpus, ids: set[str]) -> list[str]:
     return out
 
 
+# The schema errors of scenario data that the corpus's loads share, for this process: the suite
+# and ``run`` ask about the same scenarios again and again, and validation takes a millisecond each.
+_SCENARIO_ERRORS: dict[int, list[str]] = {}
+
+
+def _scenario_errors(data: Any) -> list[str]:
+    if not is_shared(data):
+        return schema_errors(data, "scenario.schema.json")
+    if id(data) not in _SCENARIO_ERRORS:
+        _SCENARIO_ERRORS[id(data)] = schema_errors(data, "scenario.schema.json")
+    return list(_SCENARIO_ERRORS[id(data)])
+
+
 def blocking(scenario: Scenario, corpus: Corpus, schema: bool = True) -> list[str]:
     """What keeps this one scenario from running at all (its shape, references and times)."""
     if schema:
-        errors = schema_errors(scenario.data, "scenario.schema.json")
+        errors = _scenario_errors(scenario.data)
         if errors:
             return errors
     out = _references(scenario, corpus)

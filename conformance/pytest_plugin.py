@@ -102,6 +102,16 @@ def _shared(config: pytest.Config) -> tuple[corpus_mod.Corpus, dict[str, expecta
     return _STATE["corpus"], _STATE["expected"]
 
 
+def _by_path(config: pytest.Config) -> dict[Path, list[corpus_mod.Scenario]]:
+    """The scenarios of each file, found once rather than by a scan of the corpus per file."""
+    if "by_path" not in _STATE:
+        index: dict[Path, list[corpus_mod.Scenario]] = {}
+        for scenario in _shared(config)[0].scenarios:
+            index.setdefault(scenario.path, []).append(scenario)
+        _STATE["by_path"] = index
+    return _STATE["by_path"]  # type: ignore[no-any-return]
+
+
 def _driver(config: pytest.Config) -> Any:
     """One driver for the session (per xdist worker), started at the first case that runs."""
     if "driver" not in _STATE:
@@ -134,10 +144,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 class ScenarioFile(pytest.File):
     def collect(self) -> Any:
         corpus, expected = _shared(self.config)
-        for scenario in corpus.scenarios:
-            if scenario.path == self.path:
-                yield ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario,
-                                               expected=expected.get(scenario.id))
+        for scenario in _by_path(self.config).get(self.path, ()):
+            yield ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario,
+                                           expected=expected.get(scenario.id))
 
 
 class ScenarioFailed(Exception):

@@ -72,6 +72,27 @@ def cli(home: Path, team: Path) -> Cli:
     return Cli(home, team)
 
 
+@pytest.fixture(scope="session")
+def teamai_cli() -> str:
+    """The entry script of the published teamai-cli 0.25.0, installed from npm on first use.
+
+    Every test that uses it, directly or through another fixture, is marked ``peer``: node's
+    processes make those tests most of the suite's time, so ``nox -s tests`` leaves them to
+    ``nox -s peer`` (and ``nox -s coverage`` runs both)."""
+    from conformance.drivers import teamai_cli_home
+
+    found = teamai_cli_home.install()
+    if found is None:
+        pytest.skip("teamai-cli 0.25.0 is not available (node, npm or the package missing)")
+    return found
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "teamai_cli" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.peer)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     try:  # the name a snapshot plugin, where one is installed, already gives the option
         parser.addoption("--snapshot-update", action="store_true", default=False,

@@ -299,11 +299,7 @@ rl.on('line', (line) => {
 """
 
 
-def _yaml_package() -> str | None:
-    from conformance.drivers import teamai_cli_home
-
-    entry = os.environ.get(teamai_cli_home.ENTRY_VARIABLE) or os.path.join(
-        teamai_cli_home.cache_dir(), "node_modules", "teamai-cli", "dist", "index.js")
+def _yaml_package(entry: str) -> str | None:
     here = os.path.dirname(entry)
     while here != os.path.dirname(here):
         if os.path.basename(here) == "node_modules" and os.path.isdir(os.path.join(here, "yaml")):
@@ -333,8 +329,8 @@ class TeamaiYaml:
 
 
 @pytest.fixture(scope="module")
-def teamai_yaml() -> Iterator[TeamaiYaml]:
-    found = _yaml_package()
+def teamai_yaml(teamai_cli: str) -> Iterator[TeamaiYaml]:
+    found = _yaml_package(teamai_cli)
     if not (found and shutil.which("node")):
         pytest.skip("node and teamai-cli's yaml package are not installed")
     peer = TeamaiYaml(found)

@@ -35,3 +35,15 @@ def test_a_selection_that_matches_no_test_says_so_in_one_line():
     proc = _nox(SMALL, "-k", "no_such_test_anywhere", "-p", "no:cacheprovider", "-n", "0")
     assert proc.returncode != 0
     assert "pytest collected no test (exit 5)" in proc.stderr, proc.stderr
+
+
+def test_tests_that_run_teamai_cli_are_marked_peer_and_only_they():
+    """``nox -s tests`` leaves out ``-m peer``: the mark must follow the ``teamai_cli`` fixture,
+    through the fixtures that use it, and nothing else."""
+    files = ["tests/conformance/test_teamai_cli_home.py", "tests/test_ledger_spelling.py"]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "peer", "-p", "no:cacheprovider",
+                           *files], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    chosen = {line.split("[")[0] for line in proc.stdout.splitlines() if "::" in line}
+    assert chosen == {"tests/conformance/test_teamai_cli_home.py::test_0_25_indexes_the_assets_the_reference_indexes",
+                      "tests/conformance/test_teamai_cli_home.py::test_0_25_keys_and_titles_a_nested_rule_by_its_path_under_rules",
+                      "tests/test_ledger_spelling.py::test_teamai_reads_what_we_write_and_we_read_what_it_writes"}, proc.stdout

@@ -20,19 +20,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from relevance import differential, engines, questions, runs  # noqa: E402
 
-from conformance.drivers import teamai_cli_home  # noqa: E402
-
 REAL_TEAM = ROOT.parent / "shared" / "corpora" / "real-team-a"
 MAIN = ROOT / "bench" / "relevance" / "questions-real-team-a.yaml"
 
 
 @pytest.fixture(scope="module")
-def both():
+def both(teamai_cli: str):
     if not REAL_TEAM.is_dir():
         pytest.skip("real-team-a is not beside the repository")
-    entry = teamai_cli_home.install()
-    if entry is None:
-        pytest.skip("teamai-cli 0.25.0 is not available (node, npm or the package missing)")
+    entry = teamai_cli
     qs = questions.load(str(MAIN)).questions
     return qs, runs.run_reference(str(REAL_TEAM), qs), runs.run_teamai_cli(entry, str(REAL_TEAM), qs)
 

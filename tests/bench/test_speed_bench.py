@@ -231,13 +231,8 @@ def test_an_unknown_section_is_refused(tmp_path):
 
 # -- against teamai-cli 0.25.0 -------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def entry() -> str:
-    import peer
-
-    found = peer.install()
-    if found is None:
-        pytest.skip("teamai-cli 0.25.0 is not available (node, npm or the package missing)")
-    return found
+def entry(teamai_cli: str) -> str:
+    return teamai_cli
 
 
 def test_0_25_s_hook_leaves_a_process_that_is_gone_before_the_next_sample(entry, tmp_path):

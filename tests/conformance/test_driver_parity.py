@@ -1,7 +1,8 @@
 """The reference in-process and the reference behind the real protocol give the same results.
 
 ``reference-subprocess`` (the protocol to ``teamai-conformance driver reference``) is checked on
-the whole corpus, in chunks of cases. ``reference-cli`` (the protocol, and every command a real ``teamai-ref``
+the whole corpus, in chunks of cases, against the golden snapshots that the in-process reference
+is held to (``test_reference_snapshots.py``), so the in-process side is not run twice. ``reference-cli`` (the protocol, and every command a real ``teamai-ref``
 process) on the fixture corpus plus the first two scenarios of every area, since every one of its
 steps costs an interpreter start.
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import snapshots
 
 from conformance import corpus, driver, pool
 
@@ -72,7 +74,11 @@ def protocol() -> Iterator[driver.Driver]:
 def test_whole_corpus_same_through_the_protocol(first, protocol):
     chosen = PROJECT.scenarios[first:first + CHUNK]
     assert [s.id for s in chosen if corpus_problems(PROJECT, s)] == []
-    _compare(PROJECT, chosen, "reference-subprocess", protocol)
+    remote = pool.run_all("reference-subprocess", PROJECT, chosen, {}, driver=protocol)
+    assert [r.id for r in remote] == [s.id for s in chosen]
+    for scenario, result in zip(chosen, remote, strict=True):
+        difference = snapshots.difference(scenario, snapshots.pinned_text(scenario, result))
+        assert not difference, f"{scenario.id} through the protocol:\n{difference}"
 
 
 def test_project_corpus_slice_same_both_ways():

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conformance import capabilities, corpus, driver, expectations, outcomes, pool
-from conformance.drivers import teamai_cli, teamai_cli_home
+from conformance.drivers import teamai_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMAT_CASES = ["recall-end-and-footer", "recall-tags-line", "recall-start-line-plural", "recall-start-line-singular"]
@@ -26,9 +26,7 @@ EXPECTATIONS = ROOT / "conformance" / "expectations" / "teamai-cli-0.25.toml"
 
 
 @pytest.fixture(scope="module")
-def cli() -> Iterator[driver.Driver]:
-    if teamai_cli_home.install() is None:
-        pytest.skip("teamai-cli 0.25.0 is not available (node, npm or the package missing)")
+def cli(teamai_cli: str) -> Iterator[driver.Driver]:
     active = driver.connect("teamai-cli")
     yield active
     active.stop()

@@ -103,11 +103,8 @@ def reference_assets(team: Path, state: Path) -> dict[str, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def entry() -> str:
-    found = home_mod.install()
-    if found is None:
-        pytest.skip("teamai-cli 0.25.0 is not available (node, npm or the package missing)")
-    return found
+def entry(teamai_cli: str) -> str:
+    return teamai_cli
 
 
 def test_0_25_indexes_the_assets_the_reference_indexes(entry, tmp_path):
