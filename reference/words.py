@@ -28,7 +28,7 @@ _cjk_run: re.Pattern[str] | None = None
 # A name with an upper-case letter inside. The look-behind and the possessive runs change no
 # match (a start right after a letter can only succeed where the start before it already did),
 # they only spare the engine from trying every letter of every lower-case word again.
-_CAMEL = re.compile(r"((?<![A-Za-z])[A-Za-z][a-z0-9]*+[A-Z][A-Za-z0-9]*+)")
+_CAMEL = re.compile(r"(?<![A-Za-z])[A-Za-z][a-z0-9]*+[A-Z][A-Za-z0-9]*+")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _WORD = re.compile(r"\w+")
 
@@ -59,21 +59,22 @@ def is_single_cjk(word: str) -> bool:
 
 def _camel(text: str) -> str:
     """Each such name followed by its parts (``fooBar`` -> ``fooBar foo Bar``), each distinct name
-    split once: a document repeats its names."""
+    split once: a document repeats its names. (One substitution rather than a split and a join:
+    the split made a string of every stretch of text between two names, and this is the largest
+    part of cutting a large tree into words.)"""
     if text.islower():  # no upper-case letter at all
         return text
-    pieces = _CAMEL.split(text)  # text, name, text, name, ..., text
-    if len(pieces) == 1:
-        return text
     done: dict[str, str] = {}
-    for i in range(1, len(pieces), 2):
-        word = pieces[i]
+
+    def spell(match: re.Match[str]) -> str:
+        word = match.group()
         spelled = done.get(word)
         if spelled is None:
             parts = _CAMEL_PART.findall(word)
             spelled = done[word] = f"{word} {' '.join(parts)}" if len(parts) > 1 else word
-        pieces[i] = spelled
-    return "".join(pieces)
+        return spelled
+
+    return _CAMEL.sub(spell, text)
 
 
 def for_index(text: str) -> str:
