@@ -54,10 +54,9 @@ def load_yaml(text: str) -> Any:
 # A scenario's text to what it parses to, for this process. The suite, ``lint`` and ``run`` read
 # the same corpus several times in one process, and the YAML construction (in Python) was most of
 # each read; keying by the text itself, not by a file's times, means an edit is never missed. The
-# data is shared between loads, so a loaded corpus is read-only.
+# data is shared between loads, so a loaded corpus is read-only; ``_SHARED`` holds the ids of
+# that data, so that ``lint`` may keep what it worked out about it.
 _PARSED: dict[str, Any] = {}
-
-
 _SHARED: set[int] = set()
 
 
