@@ -18,7 +18,10 @@ import re
 from . import paths
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+# A run of backticks, then everything up to the next run of exactly as many. Between them, text
+# without backticks is taken a stretch at a time and other runs a backtick at a time: matching
+# the fewest characters one by one (``.*?``) tested for the closing run at every character.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^`]++|(?!(?<!`)\1(?!`))`)*+(?<!`)\1(?!`)")
 _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()]*)*)"
 _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
 _INLINE = re.compile(r"(?<![!\\])\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*" + _DEST + _TITLE + r"\s*\)")

@@ -52,6 +52,17 @@ def test_text_after_a_closed_fence_is_read() -> None:
     assert links.local_targets("````\n```\n[a](x.md)\n````\n[b](y.md)\n") == ["y.md"]
 
 
+# A code span as CommonMark puts it: a run of backticks, the fewest characters, a run as long.
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(["`", "``", "```", "a", " ", "\n", "[a](b.md)", "]", "_"]), max_size=24))
+def test_code_spans_are_blanked_as_the_pattern_blanks_them(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert links._CODE_SPAN.sub(links._SPAN_BLANK, text) == CODE_SPAN.sub(links._SPAN_BLANK, text)
+
+
 def _prose_line_by_line(text: str) -> str:
     """The fence rule as written: each line in turn opens, stays inside, or closes a fence."""
     kept, fence = [], None
@@ -66,7 +77,7 @@ def _prose_line_by_line(text: str) -> str:
                 and not line.strip().lstrip(fence[0]):
             fence = None
         kept.append("")
-    return links._CODE_SPAN.sub(links._SPAN_BLANK, "\n".join(kept))
+    return CODE_SPAN.sub(links._SPAN_BLANK, "\n".join(kept))
 
 
 @settings(max_examples=500, deadline=None)
