@@ -28,9 +28,8 @@ MAIN = ROOT / "bench" / "relevance" / "questions-real-team-a.yaml"
 def both(teamai_cli: str):
     if not REAL_TEAM.is_dir():
         pytest.skip("real-team-a is not beside the repository")
-    entry = teamai_cli
     qs = questions.load(str(MAIN)).questions
-    return qs, runs.run_reference(str(REAL_TEAM), qs), runs.run_teamai_cli(entry, str(REAL_TEAM), qs)
+    return qs, runs.run_reference(str(REAL_TEAM), qs), runs.run_teamai_cli(teamai_cli, str(REAL_TEAM), qs)
 
 
 def test_both_tools_index_the_same_assets(both):

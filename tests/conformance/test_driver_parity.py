@@ -37,13 +37,10 @@ def _view(result):
     return result.outcome, result.mismatches, steps, result.observed
 
 
-def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario], impl: str = "reference-cli",
-             remote_driver: driver.Driver | None = None) -> None:
+def _compare(loaded: corpus.Corpus, chosen: list[corpus.Scenario]) -> None:
+    """The same results in-process and through ``reference-cli``."""
     local = pool.run_all("reference", loaded, chosen, {})
-    if remote_driver is None:
-        remote = pool.run_all(impl, loaded, chosen, {}, jobs=2)
-    else:
-        remote = pool.run_all(impl, loaded, chosen, {}, driver=remote_driver)
+    remote = pool.run_all("reference-cli", loaded, chosen, {}, jobs=2)
     assert [r.id for r in local] == [r.id for r in remote]
     for a, b in zip(local, remote, strict=True):
         assert _view(a) == _view(b), a.id
