@@ -171,7 +171,7 @@ class ReferenceBackend:
         """Put the state a user's machine already holds where ``teamai-ref`` keeps it: the votes
         ledger and the log as the texts given, the per-session credits in its own file, and the
         checkpoint of a reduce that read the log when it held ``checkpoint.read``."""
-        from reference import config, upvoted
+        from reference import config
 
         cfg = config.load(self._env(message))
         scope = cfg.active
@@ -185,7 +185,8 @@ class ReferenceBackend:
                 # credit, one instant that stands for both
                 sessions.setdefault(e["session"], {})[e["key"]] = (
                     {"read": e["read"], "credited": e["credited"]} if "read" in e else e["credited"])
-            _write(scope.upvoted_path, json.dumps({"version": upvoted.VERSION, "sessions": sessions}).encode())
+            # as one document, the spelling of versions 1 to 3, which teamai-ref reads and writes again as lines
+            _write(scope.upvoted_path, json.dumps({"version": 3, "sessions": sessions}).encode())
         log = message.get("log")
         mark = message.get("checkpoint")
         if mark is not None:

@@ -102,6 +102,28 @@ def append_bytes(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+def write_at(fd: int, data: bytes, at: int) -> None:
+    """Write ``data`` at byte ``at`` of an open file, for files whose reader counts the bytes it
+    trusts (a header's lengths, the last whole line): what lies past them is never read, so a
+    write cut short is only not there yet."""
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, data[done:], at + done)
+
+
+def write_after(path: str, at: int, data: bytes, durable: bool = True) -> None:
+    """Cut ``path`` at byte ``at`` and write ``data`` there (the caller holds the lock): an append
+    that first drops what a write cut short left past the last whole line."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        os.ftruncate(fd, at)
+        write_at(fd, data, at)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_atomic(path: str, data: bytes, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half.
 

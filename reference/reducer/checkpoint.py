@@ -1,17 +1,29 @@
 """The checkpoint: a Stop reads only what was appended since the last one.
 
-Beside the log (``recall-log.checkpoint``) lies a small file: a JSON header line, the digest of
-dropped run ids (a JSON string), one JSON line per recall subagent actor it keeps
-(``[session, agent id, since]``, decoded only for the sessions a reduce asks about), then the log
-lines that any later decision can still need, in the log's own spelling. A Stop reads it, reads
-the log's bytes past ``offset``, and builds its model from both; it decides exactly what a
-reduce of the whole log would decide for the same sessions (a property test compares them).
+Beside the log lies a small file (``recall-log.checkpoint``): a header line of fixed width
+(``HEAD`` bytes, JSON padded with spaces), the digest of dropped run ids (a JSON string), one
+JSON line per recall subagent actor it keeps (``[session, agent id, since]``), then the log lines
+any later decision can still need, in the log's own spelling. The header gives each part's
+length in bytes, so the parts are read as they lie and never split or decoded whole: the digest
+is searched in its JSON spelling, the makers of a session are found by its quoted name. A Stop
+reads the file, reads the log's bytes past ``offset``, and builds its model from both; it decides
+exactly what a reduce of the whole log would decide for the same sessions (a property test
+compares them).
 
 The header names the log it describes, so a pruned, replaced or truncated log is noticed: the
 device and inode of the file that was read, the offset (always at a line's end) and the bytes
-just before it. A checkpoint that does not match, cannot be read or is missing means a full
-read, which writes a fresh one. It is derived data: written with ``storage.write_atomic``
-without an fsync, never locked, last in a reduce (``commit.py``); a stale one is only slower.
+just before it. It carries a check of its own bytes, so a header read while it was being
+rewritten is noticed too. A checkpoint that does not match, cannot be read or is missing means a
+full read, which writes a fresh one. It is derived data, written without an fsync, last in a
+reduce (``commit.py``); a stale one is only slower.
+
+Two ways to write it. Worked out again (``keep.compact``), it is written whole with
+``storage.write_atomic``. Grown by the lines a Stop read (``keep.grown``), only those lines are
+written, after the kept ones, and then the header, in place: a Stop's cost stays that of what is
+new, not of the history the file keeps. The in-place write holds an ``flock`` on the file and
+happens only when the header is still the one this reduce read (another Stop that wrote first
+wins; a file replaced meanwhile is a different inode and is left alone). Bytes past the kept
+lines that the header does not count (a write cut short) are never read.
 
 What it keeps (``keep.py``): for a horizon ``H`` an hour (``SLACK``) before the newest line, the
 runs, claims, links, pending reads and consumed lines any read from ``H`` on, or any older read
@@ -33,10 +45,11 @@ they are worked out again.
 
 from __future__ import annotations
 
+import fcntl
 import os
 
 from .. import jsontext
-from ..storage import utf8, write_atomic
+from ..storage import utf8, write_at, write_atomic
 from .logread import (
     KINDS,
     Lines,
@@ -57,7 +70,8 @@ if TYPE_CHECKING:
     from .logread import Record
     from .settle import Maker
 
-VERSION = 1
+VERSION = 2
+HEAD = 1024  # bytes of the header line, padding and newline included
 SLACK = 3600 * 1_000_000  # microseconds a line may be older than the newest one without a full read
 COMPACT_AFTER = 3600 * 1_000_000  # kept lines are worked out again when the horizon would move on this much
 TAIL = 32  # bytes before the offset that the header remembers
@@ -67,11 +81,11 @@ PREFIX = 8  # characters of a dropped run id that the digest keeps
 class View:
     """What a reduce read: the checkpoint and the lines since (``header`` set), or the whole log."""
 
-    __slots__ = ("identity", "offset", "tail", "data", "header", "kept", "delta", "makers")
+    __slots__ = ("identity", "offset", "tail", "data", "header", "kept", "delta", "makers", "digest", "file")
 
     def __init__(self, identity: tuple[int, int] | None, offset: int, tail: bytes, data: bytes = b"",
                  header: dict[str, Any] | None = None, kept: bytes = b"", delta: bytes = b"",
-                 makers: Makers | None = None) -> None:
+                 makers: Makers | None = None, digest: bytes = b'""', file: Stored | None = None) -> None:
         self.identity = identity  # (device, inode) of the log that was read; None: there is no log
         self.offset = offset  # bytes of the log read, whole lines only
         self.tail = tail  # the last bytes before offset
@@ -79,15 +93,36 @@ class View:
         self.header = header  # the checkpoint's header, when it matched
         self.kept = kept  # the checkpoint's lines
         self.delta = delta  # the lines appended since the checkpoint
-        self.makers = makers or Makers([])  # the recall subagent actors of the runs it dropped
+        self.makers = makers or Makers(b"")  # the recall subagent actors of the runs it dropped
+        self.digest = digest  # the dropped run ids' prefixes: a JSON string, as the file holds it
+        self.file = file  # the checkpoint file as it was read, for writing it in place
+
+
+class Stored:
+    """The checkpoint file a reduce read: its inode and header bytes, which must still be there for
+    the lines it read to be added in place, and where its kept lines end."""
+
+    __slots__ = ("identity", "head", "end")
+
+    def __init__(self, identity: tuple[int, int], head: bytes, end: int) -> None:
+        self.identity, self.head, self.end = identity, head, end
+
+
+def dropped_ids(digest: bytes) -> list[str]:
+    """The prefixes a digest holds (decoded: only a compaction needs them all)."""
+    try:
+        text = jsontext.loads(digest)
+    except ValueError:
+        return []
+    return text.split("\n") if isinstance(text, str) and text else []
 
 
 class Makers:
     """The checkpoint's recall subagent actors, one JSON line each (``[session, agent id, since]``),
-    decoded only for the sessions a reduce asks about."""
+    kept as the file holds them and decoded only for the sessions a reduce asks about."""
 
-    def __init__(self, lines: list[bytes]) -> None:
-        self.lines = lines
+    def __init__(self, blob: bytes) -> None:
+        self.blob = blob  # the lines, each ending in a newline
 
     @staticmethod
     def line(maker: Maker, since: int) -> bytes:
@@ -95,10 +130,10 @@ class Makers:
 
     def of(self, sessions: set[str] | None = None) -> list[tuple[Maker, int]]:
         """The makers of ``sessions`` (None: all)."""
+        blob = self.blob
         if sessions is None:
-            chosen = self.lines
+            chosen = blob.split(b"\n")
         else:  # the lines holding one of the sessions, found in all of them at once, in their order
-            blob = b"\n".join(self.lines)
             starts: set[int] = set()
             for needle in {utf8(jsontext.quote(session)) for session in sessions}:
                 at = blob.find(needle)
@@ -111,6 +146,8 @@ class Makers:
                 chosen.append(blob[start:end if end >= 0 else len(blob)])
         out = []
         for line in chosen:
+            if not line:
+                continue
             try:
                 session, agent, since = jsontext.loads(line)
             except ValueError:
@@ -133,16 +170,41 @@ def _pread(fd: int, start: int, size: int) -> bytes:
     return b"".join(parts)
 
 
+_CHECK = b', "check": "'
+_FIELDS = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "horizon": int, "newest": int,
+           "bad": int, "idle": int, "size": int, "digest": int, "makers": int, "kept": int}
+
+
+def _check(body: bytes) -> bytes:
+    """The check of a header's fields (the JSON object without its check)."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - CPython builds _sha256
+        from hashlib import sha256
+    return sha256(body).hexdigest()[:16].encode()
+
+
+def _header_line(head: dict[str, Any]) -> bytes | None:
+    """The header's bytes, padded to ``HEAD``; None when the fields do not fit."""
+    body = utf8(jsontext.dumps(head, spaced=True))
+    line = body[:-1] + _CHECK + _check(body) + b'"}'
+    return line.ljust(HEAD - 1) + b"\n" if len(line) < HEAD else None
+
+
 def _header(raw: bytes) -> dict[str, Any] | None:
+    cut = raw.rfind(_CHECK)
+    if len(raw) != HEAD or cut < 0:
+        return None
+    check = _check(raw[:cut] + b"}") + b'"}'
+    if raw[cut + len(_CHECK):cut + len(_CHECK) + len(check)] != check:
+        return None  # not this version's, or read while it was being rewritten
     try:
         head = jsontext.loads(raw)
     except ValueError:
         return None
-    fields = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "horizon": int, "newest": int,
-              "bad": int, "idle": int, "makers": int, "size": int}
     if not isinstance(head, dict) or head.get("v") != VERSION:
         return None
-    if not all(isinstance(head.get(name), kind) for name, kind in fields.items()):
+    if not all(isinstance(head.get(name), kind) for name, kind in _FIELDS.items()):
         return None
     try:
         head["tail"] = bytes.fromhex(head["tail"])
@@ -161,45 +223,48 @@ def open_view(scope: Scope, whole: bool = False) -> View:
         st = os.fstat(fd)
         ident = (st.st_dev, st.st_ino)
         if not whole:
-            head, digest, makers, kept = _load(scope.checkpoint_path)
-            if (head is not None and (head["dev"], head["ino"]) == ident and head["offset"] <= st.st_size
-                    and _pread(fd, head["offset"] - len(head["tail"]), len(head["tail"])) == head["tail"]):
-                head["digest"] = digest
-                delta = complete(_pread(fd, head["offset"], st.st_size - head["offset"]))
-                offset = head["offset"] + len(delta)
-                return View(ident, offset, (head["tail"] + delta)[-TAIL:], header=head, kept=kept, delta=delta,
-                            makers=makers)
+            found = _load(scope.checkpoint_path)
+            if found is not None:
+                head, digest, makers, kept, stored = found
+                if ((head["dev"], head["ino"]) == ident and head["offset"] <= st.st_size
+                        and _pread(fd, head["offset"] - len(head["tail"]), len(head["tail"])) == head["tail"]):
+                    delta = complete(_pread(fd, head["offset"], st.st_size - head["offset"]))
+                    offset = head["offset"] + len(delta)
+                    return View(ident, offset, (head["tail"] + delta)[-TAIL:], header=head, kept=kept, delta=delta,
+                                makers=makers, digest=digest, file=stored)
         data = complete(_pread(fd, 0, st.st_size))
         return View(ident, len(data), data[-TAIL:], data=data)
     finally:
         os.close(fd)
 
 
-def _load(path: str) -> tuple[dict[str, Any] | None, str, Makers, bytes]:
-    """The header, digest, makers and kept lines of a checkpoint file (a None header when it
-    cannot be read)."""
-    none = (None, "", Makers([]), b"")
+def _load(path: str) -> tuple[dict[str, Any], bytes, Makers, bytes, Stored] | None:
+    """The header, digest, makers and kept lines of a checkpoint file, or None when it cannot be
+    read. Each part is read where the header says it lies, from one open file."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
-        return none
-    first = raw.find(b"\n")
-    second = raw.find(b"\n", first + 1)
-    head = _header(raw[:first]) if first >= 0 and second >= 0 else None
-    if head is None:
-        return none
+        return None
     try:
-        digest = jsontext.loads(raw[first + 1:second])
-    except ValueError:
-        return none
-    count = head["makers"]
-    if count and not isinstance(digest, str):
-        return none
-    parts = raw[second + 1:].split(b"\n", count) if count else [raw[second + 1:]]
-    if len(parts) <= count:  # fewer whole lines than the header names
-        return none
-    return head, digest, Makers(parts[:count]), parts[count]
+        st = os.fstat(fd)
+        raw = _pread(fd, 0, HEAD)
+        head = _header(raw)
+        if head is None:
+            return None
+        sizes = (head["digest"], head["makers"], head["kept"])
+        end = HEAD + sum(sizes)
+        if min(sizes) < 0 or end > st.st_size:
+            return None
+        data = _pread(fd, HEAD, sum(sizes))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    digest, makers, kept = data[:sizes[0]], data[sizes[0]:sizes[0] + sizes[1]], data[sizes[0] + sizes[1]:]
+    if (digest[:1] != b'"' or digest[-2:] != b'"\n' or (makers and makers[-1:] != b"\n")
+            or (kept and kept[-1:] != b"\n") or len(data) != end - HEAD):
+        return None
+    return head, digest[:-1], Makers(makers), kept, Stored((st.st_dev, st.st_ino), raw, end)
 
 
 def follow(view: View) -> Lines | None:
@@ -207,7 +272,7 @@ def follow(view: View) -> Lines | None:
     head = view.header
     assert head is not None
     lines = Lines(view.kept)
-    known = _Known(lines, head["horizon"], "\n" + head["digest"] + "\n")
+    known = _Known(lines, head["horizon"], b"\\n" + view.digest[1:-1] + b"\\n")
     for raw in view.delta.split(b"\n"):
         if not raw.strip():
             continue
@@ -224,7 +289,7 @@ def follow(view: View) -> Lines | None:
 class _Known:
     """What the lines before a new line say about its run or session, read only when asked."""
 
-    def __init__(self, lines: Lines, horizon: int, digest: str) -> None:
+    def __init__(self, lines: Lines, horizon: int, digest: bytes) -> None:
         self.lines, self.horizon, self.digest = lines, horizon, digest
         self.run_ts: dict[str, int | None] = {}  # run id -> earliest ts among the lines so far
         self.first: dict[str, Any] = {}  # run id -> order of its first claim so far (None: none)
@@ -249,7 +314,9 @@ class _Known:
         return self.first[run_id]
 
     def _dropped(self, run_id: str) -> bool:
-        return f"\n{run_id[:PREFIX]}\n" in self.digest
+        """Searched in the digest's JSON spelling (its separators are the two bytes ``\\n``): JSON
+        escapes one character at a time, so an id's escaped prefix is there when the id is."""
+        return b"\\n" + utf8(jsontext.quote(run_id[:PREFIX])[1:-1]) + b"\\n" in self.digest
 
     def needs_everything(self, rec: Record) -> bool:
         """Whether a new line may change a decision about a read the checkpoint no longer holds."""
@@ -312,14 +379,54 @@ _PREFIX = {f'{{"kind":"{k}",'.encode(): k for k in KINDS}
 
 
 def save(scope: Scope, view: View, fields: dict[str, Any], body: bytes) -> None:
-    """Write the checkpoint for the log as ``view`` read it: the header, the digest, one line per
-    maker, then the kept lines."""
+    """Write the checkpoint whole for the log as ``view`` read it: the header, the digest, one line
+    per maker, then the kept lines."""
     if view.identity is None:
         return
-    makers: list[bytes] = fields["makers"]
-    head = {k: v for k, v in fields.items() if k not in ("makers", "digest")}
+    digest = utf8(jsontext.dumps(fields["digest"], spaced=True)) + b"\n"
+    makers = b"".join(line + b"\n" for line in fields["makers"])
+    head = _fields(view, fields, len(digest), len(makers), len(body))
+    line = _header_line(head)
+    if line is None:
+        return  # counts too large to spell in the header: the next Stop reads the whole log
+    write_atomic(scope.checkpoint_path, b"".join([line, digest, makers, body]), durable=False)
+
+
+def _fields(view: View, fields: dict[str, Any], digest: int, makers: int, kept: int) -> dict[str, Any]:
+    assert view.identity is not None
+    head = {k: fields[k] for k in ("horizon", "newest", "bad", "idle", "size")}
     head.update(v=VERSION, dev=view.identity[0], ino=view.identity[1], offset=view.offset, tail=view.tail.hex(),
-                makers=len(makers))
-    data = b"\n".join([jsontext.dumps(head, spaced=True).encode(), utf8(jsontext.dumps(fields["digest"], spaced=True)),
-                       *makers, b""]) + body
-    write_atomic(scope.checkpoint_path, data, durable=False)
+                digest=digest, makers=makers, kept=kept)
+    return head
+
+
+def add(scope: Scope, view: View, fields: dict[str, Any], added: bytes) -> bool:
+    """Add the lines a Stop read to the checkpoint it read them through, in place: the lines after
+    the kept ones, then the header. True when that is done, or need not be: another reduce wrote the
+    file since it was read, or is writing it (its checkpoint stands; a stale one is only slower).
+    False when the file cannot be written in place (it cannot be opened, or the header would not
+    fit): the caller writes it whole."""
+    stored, header = view.file, view.header
+    if stored is None or view.identity is None or header is None:
+        return False
+    head = _fields(view, fields, header["digest"], header["makers"], header["kept"] + len(added))
+    line = _header_line(head)
+    if line is None:
+        return False
+    try:
+        fd = os.open(scope.checkpoint_path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != stored.identity or _pread(fd, 0, HEAD) != stored.head:
+            return True  # another reduce wrote it first: its checkpoint stands
+        write_at(fd, added, stored.end)
+        os.ftruncate(fd, stored.end + len(added))
+        write_at(fd, line, 0)
+        return True
+    except OSError:
+        return True  # busy or failing: the checkpoint as it was still describes the log it names
+    finally:
+        os.close(fd)

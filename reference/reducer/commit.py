@@ -52,7 +52,7 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
             from .. import ledger
 
             with ledger.raising(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as tally:
-                guard = upvoted.load(scope.upvoted_path, ts, warn)
+                guard = upvoted.load(scope.upvoted_path, ts, warn, _sessions(decisions), now)
                 decisions = list(decisions)
                 for i, d in enumerate(decisions):
                     read, key = d.match.read, d.match.key
@@ -84,9 +84,15 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
     result.pending -= len({d.match.read.ident for d in decisions})
 
 
+def _sessions(decisions: list[Decision]) -> set[str]:
+    """The sessions whose entries in the per-session ledger decide these reads: the readers (their
+    counted reads) and the roots (their guards)."""
+    return {s for d in decisions for s in (d.match.read.session, d.match.read.root)}
+
+
 def _any_counted(path: str, decisions: list[Decision]) -> bool:
     """Whether the per-session ledger names one of these (covered) reads as counted: its consumed
     line was lost, and a link written since moved it under a root that had the doc already."""
-    guard = upvoted.peek(path)
+    guard = upvoted.peek(path, _sessions(decisions))
     return any(upvoted.counted(guard, d.match.read.ident, d.match.key) is not None for d in decisions)
 

@@ -23,7 +23,7 @@ from bisect import bisect_left
 
 from .. import jsontext
 from ..clock import stamp_micros
-from .checkpoint import PREFIX, SLACK, Makers, View, kind_of
+from .checkpoint import PREFIX, SLACK, Makers, View, dropped_ids, kind_of
 from .join import counts, matches
 from .logread import (
     DAY,
@@ -144,8 +144,8 @@ def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[di
                     and w >= cover)
     links = [rec for _, _, rec in best_links(lines.get("link")).values()]
     digest = {run_id[:PREFIX] for run_id in dropped}
-    if head_base and head_base["digest"]:
-        digest.update(head_base["digest"].split("\n"))
+    if base is not None and head_base:
+        digest.update(dropped_ids(base.digest))
     body = b"".join(line + b"\n" for line in [*(encode(rec) for rec in links + runs + claims), *consumed,
                                                *(encode(rec) for rec in kept_reads)])
     head = {"horizon": horizon, "newest": newest, "bad": (head_base["bad"] if head_base else 0) + lines.bad,
@@ -185,15 +185,14 @@ def _trimmed(rec: Record) -> Record:
 
 
 def grown(view: View) -> tuple[dict[str, Any], bytes]:
-    """The header fields and kept lines when the new lines are simply added (malformed ones are
-    counted instead)."""
+    """The header fields, and the lines to add after the kept ones, when the new lines are simply
+    added (malformed ones are counted instead)."""
     head = view.header
     assert head is not None
-    fields = {k: head[k] for k in ("horizon", "idle", "digest", "size", "bad")}
+    fields = {k: head[k] for k in ("horizon", "idle", "size", "bad")}
     delta_newest = max([stamp_of(line, kind) or "" for line in view.delta.split(b"\n")
                         if (kind := kind_of(line)) is not None], default="")
     fields["newest"] = max(head["newest"], (instant(delta_newest) or 0) if delta_newest else 0)
-    fields["makers"] = view.makers.lines
     good = []
     for raw in view.delta.split(b"\n"):
         if not raw.strip():
@@ -206,6 +205,4 @@ def grown(view: View) -> tuple[dict[str, Any], bytes]:
             good.append(raw + b"\n")
         else:
             fields["bad"] += 1
-    return fields, view.kept + b"".join(good)
-
-
+    return fields, b"".join(good)

@@ -190,3 +190,54 @@ def test_a_checkpoint_that_cannot_be_written_costs_only_time(lab):
     lab.append([evidence(20, "ses-a", lab.path("d1"))])
     assert _stop(lab, 21).checkpoint == "full"
     assert lab.votes() == {"d1": 1}
+
+
+def _settled(lab):
+    """A log reduced twice, so the checkpoint has read the consumed line the first Stop wrote."""
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(5, "ses-a", lab.path("d1"))])
+    _stop(lab, 10)
+    _stop(lab, 11)
+    return lab.cfg().active.checkpoint_path
+
+
+def test_a_stop_that_only_adds_lines_writes_them_and_the_header_in_place(lab):
+    path = _settled(lab)
+    inode, before = os.stat(path).st_ino, open(path, "rb").read()
+    lab.append([run(60, R2, "ses-a", [lab.doc("d2")]), evidence(65, "ses-a", lab.path("d2"))])
+    assert _stop(lab, 70).credited == [("ses-a", "d2")]
+    after = open(path, "rb").read()
+    assert os.stat(path).st_ino == inode  # not replaced
+    assert after[checkpoint.HEAD:].startswith(before[checkpoint.HEAD:])  # what it held is untouched
+    assert _head(lab)["kept"] > json.loads(before[:checkpoint.HEAD])["kept"]
+    assert _plan(lab, 71).used
+    assert lab.votes() == {"d1": 1, "d2": 1}
+
+
+def test_bytes_past_the_kept_lines_and_a_header_changed_without_its_check_are_not_trusted(lab):
+    path = _settled(lab)
+    with open(path, "ab") as fh:
+        fh.write(b'{"kind":"evidence","ts":"2026')  # an in-place write cut short
+    lab.append([run(60, R2, "ses-a", [lab.doc("d2")]), evidence(65, "ses-a", lab.path("d2"))])
+    assert _plan(lab, 70).used
+    assert _stop(lab, 70).credited == [("ses-a", "d2")]
+    assert b'"ts":"2026{' not in open(path, "rb").read()  # cut off before the new lines went in
+    data = bytearray(open(path, "rb").read())
+    at = data.index(b'"horizon": ') + len(b'"horizon": ')
+    data[at] = ord("2") if data[at] == ord("1") else ord("1")  # as if read while being rewritten
+    with open(path, "wb") as fh:
+        fh.write(bytes(data))
+    assert not _plan(lab, 71).matched
+    assert _stop(lab, 71).checkpoint == "full" and lab.votes() == {"d1": 1, "d2": 1}
+
+
+def test_a_stop_leaves_alone_a_checkpoint_another_reduce_wrote_after_it_read_it(lab):
+    from reference.reducer import keep
+
+    path = _settled(lab)
+    lab.append([run(60, R2, "ses-b", [lab.doc("d2")]), evidence(65, "ses-b", lab.path("d2"))])
+    late = _plan(lab, 70)
+    assert _stop(lab, 70, session="ses-b").checkpoint == "used"  # the other Stop writes first
+    written = open(path, "rb").read()
+    fields, added = keep.grown(late.view)
+    assert added and checkpoint.add(lab.cfg().active, late.view, fields, added)
+    assert open(path, "rb").read() == written

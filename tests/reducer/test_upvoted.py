@@ -4,6 +4,7 @@ entry a day from when it was written, so a lost consumed line never leads to a s
 from __future__ import annotations
 
 import json
+import os
 from unittest import mock
 
 import pytest
@@ -24,11 +25,11 @@ def _sessions(lab):
 def test_an_entry_remembers_the_crediting_read_and_when_it_was_credited(lab):
     lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))])
     lab.reduce(at=10 * HOUR)
-    raw = json.loads(open(lab.cfg().active.upvoted_path).read())
-    assert raw["version"] == 3
-    assert raw["sessions"] == {"ses-a": {"d1": {"read": ts(60), "credited": ts(10 * HOUR)}}}
-    assert raw["reads"] == [{"read": ts(60), "session": "ses-a", "path": lab.path("d1"), "root": "ses-a",
-                             "key": "d1", "credited": ts(10 * HOUR)}]
+    head, *lines = [json.loads(line) for line in open(lab.cfg().active.upvoted_path).read().splitlines()]
+    assert head == {"version": 4, "compacted": 0}
+    assert lines == [{"kind": "guard", "session": "ses-a", "key": "d1", "read": ts(60), "credited": ts(10 * HOUR)},
+                     {"kind": "read", "read": ts(60), "session": "ses-a", "path": lab.path("d1"), "root": "ses-a",
+                      "key": "d1", "credited": ts(10 * HOUR)}]
 
 
 def test_it_blocks_on_read_times_not_on_when_the_reducer_ran():
@@ -82,13 +83,25 @@ def test_a_lost_consumed_line_is_caught_a_day_after_the_pull_that_credited_an_ol
     assert "d1" in _sessions(lab)["ses-a"]
 
 
+def _at(seconds):
+    return clock.micros(ts(seconds))
+
+
 def test_entries_expire_a_day_after_they_were_written(lab):
     lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1")),
                run(0, R2, "ses-b", [lab.doc("d2")])])
     lab.reduce(at=HOUR)
     lab.append([evidence(2 * DAY, "ses-b", lab.path("d9"))])
     lab.append([run(2 * DAY, "r3", "ses-b", [lab.doc("d3")]), evidence(2 * DAY + 5, "ses-b", lab.path("d3"))])
-    lab.reduce(at=2 * DAY + 10)  # credits d3, and writes the ledger without the expired entry
+    lab.reduce(at=2 * DAY + 10)  # credits d3
+    path = lab.cfg().active.upvoted_path
+    fresh = upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY - 1))
+    assert upvoted.blocks(fresh, "ses-a", "d1", _at(120))  # a second before it expires
+    old = upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY))
+    assert not upvoted.blocks(old, "ses-a", "d1", _at(120))  # ignored from then on, still in the file
+    assert upvoted.blocks(old, "ses-b", "d3", _at(2 * DAY + 60))
+    old.rewrite = True  # written whole (as once the file has doubled), it is left out
+    upvoted.save(path, old, _at(2 * DAY + 20))
     assert _sessions(lab) == {"ses-b": {"d3": {"read": ts(2 * DAY + 5), "credited": ts(2 * DAY + 10)}}}
 
 
@@ -130,5 +143,72 @@ def test_counted_reads_expire_with_their_entries(lab):
     lab.reduce(at=HOUR)
     lab.append([run(2 * DAY, "r3", "ses-b", [lab.doc("d3")]), evidence(2 * DAY + 5, "ses-b", lab.path("d3"))])
     lab.reduce(at=2 * DAY + 10)
-    raw = json.loads(open(lab.cfg().active.upvoted_path).read())
-    assert [(r["session"], r["key"]) for r in raw["reads"]] == [("ses-b", "d3")]
+    path = lab.cfg().active.upvoted_path
+    read = (ts(60), "ses-a", lab.path("d1"))
+    assert upvoted.counted(upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY - 1)), read, "d1") == "ses-a"
+    credits = upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY))
+    assert upvoted.counted(credits, read, "d1") is None
+    credits.rewrite = True
+    upvoted.save(path, credits, _at(2 * DAY + 20))
+    lines = [json.loads(line) for line in open(path).read().splitlines()[1:]]
+    assert [(r["session"], r["key"]) for r in lines if r["kind"] == "read"] == [("ses-b", "d3")]
+
+
+def _credited(lab, session, key, seconds):
+    """Put a credit straight into the per-session ledger, as a Stop's reduce writes it."""
+    path = lab.cfg().active.upvoted_path
+    lab.log_path.parent.mkdir(parents=True, exist_ok=True)
+    credits = upvoted.load(path, "x", lab.warnings.append, {session})
+    upvoted.remember(credits, session, key, (ts(seconds), session, f"/t/{key}.md"), ts(seconds + 1))
+    upvoted.save(path, credits, _at(seconds + 1))
+
+
+def test_a_stop_decodes_only_the_sessions_it_asks_about_and_appends(lab):
+    for i in range(3):
+        _credited(lab, f"ses-{i}", "d1", 100 + i)
+    path = lab.cfg().active.upvoted_path
+    before = open(path, "rb").read()
+    credits = upvoted.load(path, "x", lab.warnings.append, {"ses-1"})
+    assert not credits.whole and list(credits.sessions) == ["ses-1"]
+    assert [ident[1] for ident, _ in credits.reads] == ["ses-1"]
+    upvoted.remember(credits, "ses-1", "d2", (ts(200), "ses-1", "/t/d2.md"), ts(201))
+    upvoted.save(path, credits, _at(201))
+    after = open(path, "rb").read()
+    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 2  # appended
+    assert set(_sessions(lab)["ses-1"]) == {"d1", "d2"} and set(_sessions(lab)) == {"ses-0", "ses-1", "ses-2"}
+
+
+def test_a_last_line_cut_short_is_ignored_and_cut_off_before_the_next_append(lab):
+    _credited(lab, "ses-a", "d1", 100)
+    path = lab.cfg().active.upvoted_path
+    with open(path, "ab") as fh:
+        fh.write(b'{"kind":"guard","session":"ses-a","key":"d2","re')
+    assert set(_sessions(lab)["ses-a"]) == {"d1"} and not lab.warnings
+    _credited(lab, "ses-a", "d3", 200)
+    assert set(_sessions(lab)["ses-a"]) == {"d1", "d3"} and not lab.warnings
+    assert b'"re\n' not in open(path, "rb").read() and b'"re{' not in open(path, "rb").read()
+
+
+def test_a_file_that_has_doubled_is_written_whole_without_replaced_or_expired_lines(lab):
+    path = lab.cfg().active.upvoted_path
+    for i in range(400):  # the same pair again and again: each credit replaces the last
+        _credited(lab, "ses-a", "d1", 100 + 2 * DAY * i)
+    head = json.loads(open(path).readline())
+    lines = open(path).read().splitlines()
+    assert head["version"] == 4 and len(lines) < 400  # it was written whole on the way
+    assert os.path.getsize(path) <= 2 * head["compacted"] + upvoted.SLACK + 1000
+    credits = upvoted.load(path, "x", lab.warnings.append)
+    assert credits.sessions == {"ses-a": {"d1": {"read": ts(100 + 2 * DAY * 399), "credited": ts(101 + 2 * DAY * 399)}}}
+
+
+def test_a_version_3_file_is_read_and_written_again_as_version_4(lab):
+    path = lab.cfg().active.upvoted_path
+    lab.log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump({"version": 3, "sessions": {"ses-a": {"d1": {"read": ts(10), "credited": ts(20)}}},
+                   "reads": [{"read": ts(10), "session": "ses-a", "path": "/t/d1.md", "root": "ses-a", "key": "d1",
+                              "credited": ts(20)}]}, fh)
+    _credited(lab, "ses-b", "d2", 100)
+    assert json.loads(open(path).readline())["version"] == 4
+    assert set(_sessions(lab)) == {"ses-a", "ses-b"}
+    assert upvoted.counted(upvoted.load(path, "x", lab.warnings.append), (ts(10), "ses-a", "/t/d1.md"), "d1") == "ses-a"
