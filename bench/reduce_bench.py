@@ -108,20 +108,25 @@ class _LogState:
     def _same_log(self) -> None:
         """A ``pull`` replaces the log file (it prunes it): the saved checkpoint then names a file
         that is gone. It is made to name the log put back, as it named the saved one."""
-        log, checkpoint = self.paths[0], self.paths[1]
-        if checkpoint not in self.saved or not os.path.exists(log):
+        from reference.reducer import checkpoint
+
+        log, path = self.paths[0], self.paths[1]
+        if path not in self.saved or not os.path.exists(log):
             return
-        head, newline, rest = self.saved[checkpoint].partition(b"\n")
+        data = self.saved[path]
         try:
-            fields = json.loads(head)
+            fields = json.loads(data[:checkpoint.HEAD])
         except ValueError:
             return
         st = os.stat(log)
-        if not newline or (fields.get("dev"), fields.get("ino")) == (st.st_dev, st.st_ino):
+        if not isinstance(fields, dict) or (fields.get("dev"), fields.get("ino")) == (st.st_dev, st.st_ino):
             return
+        fields.pop("check", None)
         fields.update(dev=st.st_dev, ino=st.st_ino)
-        with open(checkpoint, "wb") as fh:
-            fh.write(json.dumps(fields).encode() + b"\n" + rest)
+        line = checkpoint.header_line(fields)  # the header checks its own bytes: written as the reference does
+        if line is not None:
+            with open(path, "r+b") as fh:
+                fh.write(line)
 
     def timed(self, cmd: list[str], stdin: bytes = b"") -> float:
         self.put_back_with_a_turn()

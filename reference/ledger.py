@@ -777,16 +777,15 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
     def _write(self) -> None:
         if not self.raises and self.existed:
             return
-        text = None
+        data = None
         if self.data is not None:
             try:
-                text = _splice(self.data.decode("utf-8"), self.raises)
+                data = _splice(self.data, self.raises)
             except ValueError:  # a shape the entry reader leaves to the whole read (lists, flow style)
                 self.document = parse(self.data.decode("utf-8"))
-        if text is None:
+        if data is None:
             assert self.document is not None
-            text = dump(_raised(self.document, self.raises))
-        data = text.encode("utf-8")
+            data = dump(_raised(self.document, self.raises)).encode("utf-8")
         write_atomic(self.path, data)
         try:
             seal = _SEAL + _digest(data).encode() + b"\n"
@@ -808,26 +807,36 @@ def _raised(document: Document, raises: list[tuple[str, str, str, str]]) -> Docu
     return document
 
 
-def _block(lines: list[str], start: int, end: int) -> int:
-    """Where the entry whose key line is ``lines[start]`` ends (its fields are indented deeper)."""
-    at = start + 1
-    while at < end and lines[at].startswith("   "):
-        at += 1
-    return at
+# Every byte but a newline and a space, as one letter: in the translated text, ``b"\nx"`` is where
+# a line that starts with neither begins (a top-level key), found by ``bytes.find`` at C speed.
+_SHAPE = bytes(c if c in b"\n " else ord("x") for c in range(256))
 
 
-def _section(lines: list[str], tops: list[int], name: str) -> tuple[int, int]:
-    """(key line, end) of the top-level mapping ``name`` (the text ends with a newline, so its last
-    line is empty and no section's)."""
-    for i, at in enumerate(tops):
-        if lines[at] == f"{name}:" or lines[at] == f"{name}: {{}}":
-            return at, tops[i + 1] if i + 1 < len(tops) else len(lines) - 1
+def _section(data: bytes, shape: bytes, name: str) -> tuple[int, int, int]:
+    """(start, end of its key line, end) of the top-level mapping ``name``; the data ends with a
+    newline, and the section ends where the next top-level key begins."""
+    for header in (f"{name}:\n", f"{name}: {{}}\n"):
+        needle = header.encode()
+        at = 0 if data.startswith(needle) else data.find(b"\n" + needle) + 1
+        if at > 0 or data.startswith(needle):
+            line_end = at + len(needle)
+            end = shape.find(b"\nx", line_end - 1)
+            return at, line_end, end + 1 if end >= 0 else len(data)
     raise ValueError(name)
 
 
-def _entry_of(lines: list[str], start: int, end: int) -> tuple[str, dict[str, Any]]:
+def _block(data: bytes, start: int, end: int) -> int:
+    """Where the entry whose key line starts at ``start`` ends (its fields are indented deeper)."""
+    at = data.index(b"\n", start) + 1
+    while at < end and data.startswith(b"   ", at):
+        at = data.index(b"\n", at) + 1
+    return at
+
+
+def _entry_of(data: bytes, start: int, end: int) -> tuple[str, dict[str, Any]]:
     """The key and mapping of one entry's lines, read as the whole file would be."""
-    found = _fast_parse("\n".join(line[2:] for line in lines[start:end]))
+    lines = data[start:end].decode("utf-8").split("\n")[:-1]
+    found = _fast_parse("\n".join(line[2:] for line in lines))
     if not isinstance(found, dict) or len(found) != 1:
         raise ValueError("entry")
     ((key, entry),) = found.items()
@@ -836,42 +845,41 @@ def _entry_of(lines: list[str], start: int, end: int) -> tuple[str, dict[str, An
     return key, entry
 
 
-def _spelled(mapping: dict[str, Any]) -> list[str]:
+def _spelled(mapping: dict[str, Any]) -> bytes:
     out: list[str] = []
     _emit(mapping, "  ", out)
-    return out
+    return "".join(line + "\n" for line in out).encode("utf-8")
 
 
-def _places(lines: list[str], keys: list[str], section: int, end: int) -> dict[str, int]:
-    """The line of each key's entry in the section whose key line is ``lines[section]`` (keys
-    with none are left out)."""
+def _places(data: bytes, keys: list[str], start: int, end: int) -> dict[str, int]:
+    """Where each key's entry starts in the section's lines ``data[start:end]`` (keys with none are
+    left out)."""
     places: dict[str, int] = {}
     for key in keys:
-        try:
-            places[key] = lines.index(f"  {_key_spelling(key)}:", section + 1, end)
-        except ValueError:
-            pass
+        at = data.find(b"\n  " + _key_spelling(key).encode("utf-8") + b":\n", start - 1, end)
+        if at >= 0:
+            places[key] = at + 1
     return places
 
 
-def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
-    """``dump`` of the raised document, for ``text`` that ``dump`` wrote: the raised entries (and
-    their deltas) are read and written again, every other line is kept as it is."""
-    lines = text.split("\n")
-    if lines[-1] != "":
+def _splice(data: bytes, raises: list[tuple[str, str, str, str]]) -> bytes:
+    """``dump`` of the raised document, for ``data`` that ``dump`` wrote: the raised entries (and
+    their deltas) are read and written again, every other byte is kept as it is. Positions are
+    found with ``bytes.find``, so the cost is that of the entries raised, not of the ledger."""
+    if not data.endswith(b"\n"):
         raise ValueError("no final newline")
-    tops = [at for at, line in enumerate(lines) if line and line[0] != " "]
-    votes_at, votes_end = _section(lines, tops, "votes")
+    shape = data.translate(_SHAPE)
+    votes_at, votes_line, votes_end = _section(data, shape, "votes")
     # Each raised key's entry: where it is (new keys go last, in the order they were first raised).
     order: list[str] = []
     for key, *_ in raises:
         if key not in order:
             order.append(key)
-    places = _places(lines, order, votes_at, votes_end)
+    places = _places(data, order, votes_line, votes_end)
     entries: dict[str, dict[str, Any]] = {}
     before: dict[str, tuple[int, int]] = {}
     for key, at in places.items():
-        read_key, entry = _entry_of(lines, at, _block(lines, at, votes_end))
+        read_key, entry = _entry_of(data, at, _block(data, at, votes_end))
         if read_key != key:
             raise ValueError(key)
         entries[key] = entry
@@ -882,18 +890,18 @@ def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
         entry[field] = instant
     # The deltas, in the votes' order: the ledger's own first, then the new keys.
     changed = sorted(order, key=lambda k: (k not in places, places.get(k, 0), order.index(k)))
-    deltas_at, deltas_end = _section(lines, tops, "deltas")
-    delta_places = _places(lines, changed, deltas_at, deltas_end)
-    replaced: dict[int, tuple[int, list[str]]] = {}  # first line -> (end, new lines)
-    appended_deltas: list[str] = []
+    deltas_at, deltas_line, deltas_end = _section(data, shape, "deltas")
+    delta_places = _places(data, changed, deltas_line, deltas_end)
+    edits: list[tuple[int, int, bytes]] = []  # (start, end, new bytes)
+    appended_deltas: list[bytes] = []
     for key in changed:
         old = before.get(key, (0, 0))
         entry = entries[key]
         changes = [(name, entry.get(count, 0) - old[i]) for i, (count, name) in enumerate(COUNTS)]
         if key in delta_places:
             at = delta_places[key]
-            end = _block(lines, at, deltas_end)
-            read_key, delta = _entry_of(lines, at, end)
+            end = _block(data, at, deltas_end)
+            read_key, delta = _entry_of(data, at, end)
             if read_key != key:
                 raise ValueError(key)
         else:
@@ -902,31 +910,30 @@ def _splice(text: str, raises: list[tuple[str, str, str, str]]) -> str:
             if change:
                 delta[name] = delta.get(name, 0) + change
         if at >= 0:
-            replaced[at] = (end, _spelled({key: delta}))
+            edits.append((at, end, _spelled({key: delta})))
         else:
-            appended_deltas.extend(_spelled({key: delta}))
-    appended_votes: list[str] = []
+            appended_deltas.append(_spelled({key: delta}))
+    appended_votes: list[bytes] = []
     for key in order:
         if key in places:
             at = places[key]
-            replaced[at] = (_block(lines, at, votes_end), _spelled({key: entries[key]}))
+            edits.append((at, _block(data, at, votes_end), _spelled({key: entries[key]})))
         else:
-            appended_votes.extend(_spelled({key: entries[key]}))
-    if lines[votes_at] == "votes: {}" and (appended_votes or places):
-        lines[votes_at] = "votes:"
-    if lines[deltas_at] == "deltas: {}" and appended_deltas:
-        lines[deltas_at] = "deltas:"
-    # (first line, end, new lines): the raised entries replaced, the new ones at their section's end
-    edits = [(at, end, new) for at, (end, new) in replaced.items()]
-    edits += [(place, place, new) for place, new in ((votes_end, appended_votes), (deltas_end, appended_deltas)) if new]
-    out: list[str] = []
+            appended_votes.append(_spelled({key: entries[key]}))
+    if data[votes_at:votes_line] == b"votes: {}\n" and (appended_votes or places):
+        edits.append((votes_at, votes_line, b"votes:\n"))
+    if data[deltas_at:deltas_line] == b"deltas: {}\n" and appended_deltas:
+        edits.append((deltas_at, deltas_line, b"deltas:\n"))
+    for place, lines in ((votes_end, appended_votes), (deltas_end, appended_deltas)):
+        if lines:
+            edits.append((place, place, b"".join(lines)))
+    out: list[bytes] = []
     at = 0
     for start, end, new in sorted(edits, key=lambda edit: edit[:2]):
-        out += lines[at:start]
-        out += new
+        out += (data[at:start], new)
         at = end
-    out += lines[at:]
-    return "\n".join(out)
+    out.append(data[at:])
+    return b"".join(out)
 
 
 def _key_spelling(key: str) -> str:

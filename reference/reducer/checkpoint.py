@@ -184,7 +184,7 @@ def _check(body: bytes) -> bytes:
     return sha256(body).hexdigest()[:16].encode()
 
 
-def _header_line(head: dict[str, Any]) -> bytes | None:
+def header_line(head: dict[str, Any]) -> bytes | None:
     """The header's bytes, padded to ``HEAD``; None when the fields do not fit."""
     body = utf8(jsontext.dumps(head, spaced=True))
     line = body[:-1] + _CHECK + _check(body) + b'"}'
@@ -386,7 +386,7 @@ def save(scope: Scope, view: View, fields: dict[str, Any], body: bytes) -> None:
     digest = utf8(jsontext.dumps(fields["digest"], spaced=True)) + b"\n"
     makers = b"".join(line + b"\n" for line in fields["makers"])
     head = _fields(view, fields, len(digest), len(makers), len(body))
-    line = _header_line(head)
+    line = header_line(head)
     if line is None:
         return  # counts too large to spell in the header: the next Stop reads the whole log
     write_atomic(scope.checkpoint_path, b"".join([line, digest, makers, body]), durable=False)
@@ -410,7 +410,7 @@ def add(scope: Scope, view: View, fields: dict[str, Any], added: bytes) -> bool:
     if stored is None or view.identity is None or header is None:
         return False
     head = _fields(view, fields, header["digest"], header["makers"], header["kept"] + len(added))
-    line = _header_line(head)
+    line = header_line(head)
     if line is None:
         return False
     try:

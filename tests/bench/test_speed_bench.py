@@ -280,3 +280,28 @@ def test_side_by_side_recall_indexes_the_same_assets_and_times_both_in_the_same_
     assert cold["peer"]["samples"] == cold["samples"] == cold["floor"]["samples"] == 3
     assert warm["peer"]["samples"] == warm["samples"] == warm["floor"]["samples"] == 10
     assert warm["peer"]["max_rss_kb"] > 0 and ("slower" in text or "faster" in text)
+
+
+def test_every_stop_and_pull_sample_reads_through_the_checkpoint(tmp_path):
+    """Each reduce sample starts from the same saved state; after a ``pull`` has replaced the log, the
+    saved checkpoint is made to name the log put back, so a sample still times the checkpointed
+    read it is labelled as, never a whole read."""
+    import reduce_bench
+
+    from reference import clock, config, reducer
+
+    env, scope, _ = reduce_bench._reduced_log(str(tmp_path), 300, 32)  # a day past retention's 30
+    state = reduce_bench._LogState(env, scope, 300)
+    stop = [PY, "-I", "-S", os.path.join(reduce_bench.package_dir(), "hook", "fast.py"), "stop", "--tool", "claude"]
+    state.put_back_with_a_turn()
+    subprocess.run(stop, env=env, input=reduce_bench.STOP_PAYLOAD, check=True)  # leaves a checkpoint
+    state.save()
+    replaced = False
+    for command in (stop, [PY, "-m", "reference", "pull"], stop, [PY, "-m", "reference", "pull"]):
+        state.put_back_with_a_turn()
+        made = reducer.plan(config.load(env), reduce_bench.STOP_SESSION, clock.now_micros(env))
+        assert made.used, command
+        inode = os.stat(scope.log_path).st_ino
+        subprocess.run(command, env=env, input=reduce_bench.STOP_PAYLOAD, capture_output=True, check=True)
+        replaced |= os.stat(scope.log_path).st_ino != inode
+    assert replaced  # a pull did replace the log, so the saved checkpoint had to be made to name the new one
