@@ -43,25 +43,21 @@ MIN_SUFFIX_SEGMENTS = 2
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
-def _ends(rest: str) -> bool:
-    """Whether a pattern's ``$`` holds before ``rest``: the end, or a last newline."""
-    return rest == "" or rest == "\n"
-
-
 def _git_bash_drive(p: str) -> bool:
-    """``/c`` alone or before a slash: Git Bash's name for drive C:."""
-    return p[:1] == "/" and p[1:2] in _LETTERS and (p[2:3] == "/" or _ends(p[2:]))
+    """``/c`` alone or before a slash: Git Bash's name for drive C:. (Every caller strips the path
+    first, so "alone" is simply the end of the string.)"""
+    return p[:1] == "/" and p[1:2] in _LETTERS and p[2:3] in ("/", "")
 
 
 def _is_drive(p: str) -> bool:
     """``C:`` alone or before a slash."""
-    return p[:1] in _LETTERS and p[1:2] == ":" and (p[2:3] == "/" or _ends(p[2:]))
+    return p[:1] in _LETTERS and p[1:2] == ":" and p[2:3] in ("/", "")
 
 
 def _windows_root(p: str) -> bool:
     """A drive (``C:``, ``C:\\``, ``C:/``) or a UNC share (two backslashes and a name)."""
     if p[:1] in _LETTERS and p[1:2] == ":":
-        return p[2:3] in ("\\", "/") or _ends(p[2:])
+        return p[2:3] in ("\\", "/", "")
     return p[:2] == "\\\\" and p[2:3] not in ("", "\\")
 
 
