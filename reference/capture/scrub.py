@@ -79,7 +79,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 _PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
                   re.DOTALL)
-_AUTH = re.compile(r"(?i)\b(bearer|basic|digest)(\s+)(?![./~])(?![^\s\"']*\.md\b)[A-Za-z0-9._~+/=-]{8,}")
+_AUTH = re.compile(r"(?i)\b(bearer|basic|digest)(\s+)(?!\.{1,2}/|~/)(?![^\s\"']*\.md\b)[A-Za-z0-9._~+/=-]{8,}")
 _URL_CREDENTIALS = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^\s/@:\"']+:[^\s/@\"']+@")
 _PREFIXED = re.compile(
     r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
@@ -91,11 +91,21 @@ _SECRET_NAME = (r"[A-Za-z0-9_-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|ac
 # NAME=value, NAME: value, "name": "value" (no dot in the name, so a path such as auth.md:12: is safe) ...
 _ASSIGNED = re.compile(rf"(?i)(\b{_SECRET_NAME})([\"']?\s*[:=]\s*)([\"']?)([^\s\"']{{3,}})")
 # ... and an option with its value: --token X, --api-key=X
-_OPTION = re.compile(rf"(?i)((?<![\w-])--?{_SECRET_NAME})(\s+|=)([\"']?)(?![./~-])([^\s\"']{{3,}})")
+_OPTION = re.compile(rf"(?i)((?<![\w-])--?{_SECRET_NAME})(\s+|=)([\"']?)(?!-)([^\s\"']{{3,}})")
+# Only an option that names a file or folder (--token-file, --password-path) keeps a path as its
+# value: any other secret option's value is replaced whole, whatever it starts with (a base64
+# secret may start with a slash).
+_PATH_OPTION = re.compile(r"(?i)(?:file|path|dir|directory|folder)$")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
 _RUN = re.compile(r"[A-Za-z0-9+/_-]{32,}={0,2}")
 _UUID_ANY = re.compile(_UUID)
+
+
+def _option(m: re.Match[str]) -> str:
+    if m.group(4)[:1] in "./~" and _PATH_OPTION.search(m.group(1)):
+        return m.group(0)
+    return m.group(1) + m.group(2) + m.group(3) + SECRET
 
 
 def _norm_key(key: str) -> str:
@@ -156,7 +166,7 @@ class Scrubber:
         value = _AUTH.sub(lambda m: m.group(1) + m.group(2) + SECRET, value)
         value = _PREFIXED.sub(SECRET, value)
         value = _ASSIGNED.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + SECRET, value)
-        value = _OPTION.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + SECRET, value)
+        value = _OPTION.sub(_option, value)
         value = _EMAIL.sub(EMAIL, value)
         value = _HEX.sub(SECRET, value)
         value = _blobs(value)

@@ -196,6 +196,17 @@ def test_a_secret_options_value_is_the_next_word_that_is_not_an_option():
     assert s.text("gh auth login --with-token --token ab/cdefgh") == f"gh auth login --with-token --token {SECRET}"
 
 
+def test_a_secret_given_by_its_context_is_replaced_whatever_it_starts_with():
+    s = Scrubber("/home/alice", ["alice"])
+    blob = "/iG+u4WmHUjctTZDUT/dxAJCuS9r6Sk8f/lm6JevkWbaE+RwGb7tPVSS0/xskg1w"  # base64 may start with a slash
+    assert s.text(f"gh auth login --token {blob}") == f"gh auth login --token {SECRET}"
+    assert s.text(f"mysql --password={blob} -e 1") == f"mysql --password={SECRET} -e 1"
+    header = s.text(f"curl -H 'Authorization: Bearer {blob}'")
+    assert blob[1:9] not in header and header.endswith(f"{SECRET}'")
+    for kept in ("tool --token-file /etc/team/token.txt", "tool --password-path ./secrets/db.txt"):
+        assert s.text(kept) == kept  # an option naming a file keeps its path
+
+
 def test_paths_that_look_busy_are_not_mistaken_for_secrets():
     s = Scrubber("/home/alice", ["alice"])
     assert s.text("sha " + "0" * 40) == f"sha {SECRET}"  # hex however plain it looks
