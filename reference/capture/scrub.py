@@ -80,7 +80,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
                   re.DOTALL)
 _AUTH = re.compile(r"(?i)\b(bearer|basic|digest)(\s+)(?!\.{1,2}/|~/)(?![^\s\"']*\.md\b)[A-Za-z0-9._~+/=-]{8,}")
-_URL_CREDENTIALS = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^\s/@:\"']+:[^\s/@\"']+@")
+# The password part may hold a slash (a base64 secret, unescaped): it is replaced whole.
+_URL_CREDENTIALS = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^\s/@:\"']+:[^\s@\"']+@")
 _PREFIXED = re.compile(
     r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
     r"|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}"

@@ -203,6 +203,8 @@ def test_a_secret_given_by_its_context_is_replaced_whatever_it_starts_with():
     assert s.text(f"mysql --password={blob} -e 1") == f"mysql --password={SECRET} -e 1"
     header = s.text(f"curl -H 'Authorization: Bearer {blob}'")
     assert blob[1:9] not in header and header.endswith(f"{SECRET}'")
+    url = s.text(f"git clone https://bob:{blob}@git.example.com/team.git")
+    assert not any(piece in url for piece in blob.split("/") if piece), url
     for kept in ("tool --token-file /etc/team/token.txt", "tool --password-path ./secrets/db.txt"):
         assert s.text(kept) == kept  # an option naming a file keeps its path
 
