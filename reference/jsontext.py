@@ -99,3 +99,20 @@ def dumps(value: Any, spaced: bool = False) -> str:
 def quote(text: str) -> str:
     """A string as JSON spells it with ``ensure_ascii=False``: the quotes and the few escapes."""
     return dumps(text)
+
+
+def lines_naming(blob: bytes, names: set[str]) -> list[bytes]:
+    """The lines of a JSON-lines ``blob`` that hold one of ``names`` as a JSON string, in their
+    order, found by their quoted spelling without decoding the rest (a superset: a caller checks
+    the field once it decodes the line). Names are spelt as ``storage.utf8`` writes them."""
+    starts: set[int] = set()
+    for needle in {quote(name).encode("utf-8", "backslashreplace") for name in names}:
+        at = blob.find(needle)
+        while at >= 0:
+            starts.add(blob.rfind(b"\n", 0, at) + 1)
+            at = blob.find(needle, at + 1)
+    out = []
+    for start in sorted(starts):
+        end = blob.find(b"\n", start)
+        out.append(blob[start:end if end >= 0 else len(blob)])
+    return out

@@ -162,14 +162,7 @@ def _parse(data: bytes, about: set[str] | None) -> Credits:
     if about is None:
         chosen = whole.split(b"\n")[:-1]
     else:
-        starts: set[int] = set()
-        for session in about:
-            needle = utf8(jsontext.quote(session))
-            at = whole.find(needle)
-            while at >= 0:
-                starts.add(whole.rfind(b"\n", 0, at) + 1)
-                at = whole.find(needle, at + 1)
-        chosen = [whole[start:whole.find(b"\n", start)] for start in sorted(starts)]
+        chosen = jsontext.lines_naming(whole, about)
     try:
         records = jsontext.loads(b"[" + b",".join(chosen) + b"]") if chosen else []
     except ValueError as exc:

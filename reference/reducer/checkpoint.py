@@ -133,17 +133,8 @@ class Makers:
         blob = self.blob
         if sessions is None:
             chosen = blob.split(b"\n")
-        else:  # the lines holding one of the sessions, found in all of them at once, in their order
-            starts: set[int] = set()
-            for needle in {utf8(jsontext.quote(session)) for session in sessions}:
-                at = blob.find(needle)
-                while at >= 0:
-                    starts.add(blob.rfind(b"\n", 0, at) + 1)
-                    at = blob.find(needle, at + 1)
-            chosen = []
-            for start in sorted(starts):
-                end = blob.find(b"\n", start)
-                chosen.append(blob[start:end if end >= 0 else len(blob)])
+        else:
+            chosen = jsontext.lines_naming(blob, sessions)
         out = []
         for line in chosen:
             if not line:
