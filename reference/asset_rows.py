@@ -25,6 +25,10 @@ MAX_INDEXED_BYTES = 1 << 20  # a larger asset is indexed up to here, with a warn
 # Below this many files a build stays in one process: starting workers costs tens of ms.
 PARALLEL_FROM = 1000
 MAX_WORKERS = 4
+# How much lower the workers' priority is than the calling process's. The caller writes every
+# row into the index, one writer that no worker can help, and a build takes as long as it does;
+# so when the cores are all busy the writer goes first, and the workers use what it leaves.
+WORKER_NICENESS = 5
 
 Warn = Callable[[str], None]
 
@@ -106,6 +110,13 @@ def _workers(count: int) -> int:
     return min(cores, MAX_WORKERS)
 
 
+def _behind_the_writer() -> None:
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # a platform that refuses: the same build, only the order of work differs
+        pass
+
+
 def _quietly(asset: tree.AssetFile) -> tuple[tuple[Any, ...], list[str]]:
     """In a worker: the rows and the warnings, to be said by the calling process."""
     said: list[str] = []
@@ -118,7 +129,7 @@ def _fan_out(assets: Sequence[tree.AssetFile], warn: Warn, workers: int) -> Iter
 
     from .relations import extract  # noqa: F401 - imported before the workers start, not in each
 
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_behind_the_writer) as pool:
         for asset, (rows, said) in zip(assets, pool.imap(_quietly, assets, chunksize=max(16, len(assets) // (workers * 8))), strict=True):
             for message in said:
                 warn(message)

@@ -21,10 +21,14 @@ _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # A run of backticks, then everything up to the next run of exactly as many. Between them, text
 # without backticks is taken a stretch at a time and other runs a backtick at a time: matching
 # the fewest characters one by one (``.*?``) tested for the closing run at every character.
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^`]++|(?!(?<!`)\1(?!`))`)*+(?<!`)\1(?!`)")
+# Each pattern that may start anywhere begins with the character it needs (a backtick, a
+# bracket) and only then looks behind it: the engine then jumps from one such character to the
+# next instead of trying the whole pattern at every character of the text, which made link
+# finding a large part of indexing a tree.
+_CODE_SPAN = re.compile(r"(`(?<!``)`*)(?!`)(?:[^`]++|(?!(?<!`)\1(?!`))`)*+(?<!`)\1(?!`)")
 _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()]*)*)"
 _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
-_INLINE = re.compile(r"(?<![!\\])\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*" + _DEST + _TITLE + r"\s*\)")
+_INLINE = re.compile(r"\[(?<![!\\]\[)(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*" + _DEST + _TITLE + r"\s*\)")
 _DEFINITION = re.compile(r"^ {0,3}\[(?:[^\[\]\n]|\\\])+\]:[ \t]*(<[^<>\n]*>|\S+)", re.MULTILINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 # What a code span is blanked to: not white space, so a line that opens with a code span does not
@@ -69,7 +73,8 @@ def local_targets(text: str) -> list[str]:
         return []
     prose = _prose(text)
     found = [(m.start(), m.group(1)) for m in _INLINE.finditer(prose)]
-    found += [(m.start(), m.group(1)) for m in _DEFINITION.finditer(prose)]
+    if "]:" in prose:
+        found += [(m.start(), m.group(1)) for m in _DEFINITION.finditer(prose)]
     out: list[str] = []
     for _, dest in sorted(found):
         if dest.startswith("<") and dest.endswith(">"):
