@@ -298,21 +298,77 @@ def full_scan_limit(env: Mapping[str, str]) -> int:
     return FULL_SCAN_LIMIT
 
 
+def _walk_needed(conn: sqlite3.Connection, now_s: float, limit: int) -> bool:
+    """Whether a refresh walks every folder (a small tree, the interval is over, or no walk yet)
+    rather than only those whose mtime moved."""
+    if int(_meta(conn, "assets") or 0) <= limit:
+        return True
+    return now_s - float(_meta(conn, "walked_at") or 0) >= FULL_SCAN_EVERY
+
+
+def _moved(folders: list[tuple[str, int]]) -> list[str]:
+    return [path for path, mtime in folders if tree.dir_mtime(path) != mtime]
+
+
 def _changed_dirs(conn: sqlite3.Connection, now_s: float, limit: int) -> list[str] | None:
-    """The folders to walk again: ``None`` for all of them (a small tree, the interval is over, or
-    no walk yet), else the topmost folders whose mtime moved (often none)."""
-    count = int(_meta(conn, "assets") or 0)
-    if count <= limit:
+    """The folders to walk again: ``None`` for all of them, else the topmost folders whose mtime
+    moved (often none)."""
+    if _walk_needed(conn, now_s, limit):
         return None
-    if now_s - float(_meta(conn, "walked_at") or 0) >= FULL_SCAN_EVERY:
-        return None
-    moved = sorted(path for path, mtime in conn.execute("SELECT path, mtime_ns FROM dirs")
-                   if tree.dir_mtime(path) != mtime)
     top: list[str] = []
-    for path in moved:  # sorted, so a folder comes before the folders inside it
+    for path in sorted(_moved(conn.execute("SELECT path, mtime_ns FROM dirs").fetchall())):
+        # sorted, so a folder comes before the folders inside it
         if not top or not (path == top[-1] or path.startswith(top[-1] + os.sep)):
             top.append(path)
     return top
+
+
+class FolderProbe:
+    """The stored folders' mtimes, compared with the disk on another thread while the caller
+    searches the index as it is.
+
+    In a large tree that check is a stat per folder, thousands of system calls, and it used to
+    come before the search; a search spends its time inside SQLite, which lets other threads run,
+    so the two overlap. When no folder moved the refresh had nothing to do and the search stands;
+    when one did, the caller refreshes and searches again, so what is found is the same either
+    way. Only the low-level ``_thread`` is used: ``threading`` costs a fresh process more to import
+    than the check costs."""
+
+    __slots__ = ("_done", "_moved", "_failed")
+
+    def __init__(self, folders: list[tuple[str, int]]) -> None:
+        import _thread
+
+        self._moved: bool | None = None
+        self._failed = False
+        self._done = _thread.allocate_lock()
+        self._done.acquire()
+        try:
+            _thread.start_new_thread(self._check, (folders,))
+        except RuntimeError:  # no thread to be had: check here instead
+            self._check(folders)
+
+    def _check(self, folders: list[tuple[str, int]]) -> None:
+        try:
+            self._moved = bool(_moved(folders))
+        except BaseException:  # noqa: BLE001 - said as "moved": the caller then refreshes as usual
+            self._failed = True
+        finally:
+            self._done.release()
+
+    def moved(self) -> bool:
+        """Whether any folder moved (waits for the check); a check that failed counts as moved."""
+        with self._done:
+            return self._failed or bool(self._moved)
+
+
+def probe(conn: sqlite3.Connection, now_s: float, limit: int | None = None) -> FolderProbe | None:
+    """A started :class:`FolderProbe` when a refresh of this index would only look at the folders'
+    mtimes; ``None`` when it would walk the tree (refresh first, then search)."""
+    limit = FULL_SCAN_LIMIT if limit is None else limit
+    if _walk_needed(conn, now_s, limit):
+        return None
+    return FolderProbe(conn.execute("SELECT path, mtime_ns FROM dirs").fetchall())
 
 
 def _inside_clause(column: str, folders: list[str]) -> tuple[str, list[str]]:

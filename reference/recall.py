@@ -119,8 +119,7 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
     hidden = visibility.hidden_from_hits(cfg)  # a withheld codebase's pages are never hits
     for scope in cfg.scopes:
         handle = handles[scope.name] = ScopeIndex(scope, warn, now_s, wait, write, scan_limit)
-        handle.refresh()
-        entries = handle.search(terms, limit, hidden)
+        entries = handle.fresh_search(terms, limit, hidden)
         if index.changed_paths(handle.conn, [e.path for e in entries]):  # an in-place edit of a hit
             handle.refresh(force=True)
             entries = handle.search(terms, limit, hidden)

@@ -79,6 +79,26 @@ class ScopeIndex:
                 self._fresh_memory()
         index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
 
+    def fresh_search(self, terms: list[str], limit: int, hidden: frozenset[str]) -> list[index.Entry]:
+        """:meth:`refresh`, then :meth:`search`; where the refresh would only compare the folders'
+        mtimes, that comparison runs while the index is searched (``index.FolderProbe``), and the
+        search is done again after a refresh only when a folder moved."""
+        check = None
+        if self.mode in (STORED, READ_ONLY):
+            try:
+                check = index.probe(self.conn, self._now_s, self._limit)
+            except sqlite3.Error:
+                check = None  # the refresh below meets the same trouble and deals with it
+        if check is None:
+            self.refresh()
+            return self.search(terms, limit, hidden)
+        mode = self.mode
+        entries = self.search(terms, limit, hidden)
+        if check.moved() and self.mode == mode:  # (a failed read-only search indexed the tree anew)
+            self.refresh()
+            entries = self.search(terms, limit, hidden)
+        return entries
+
     def search(self, terms: list[str], limit: int, hidden: frozenset[str]) -> list[index.Entry]:
         try:
             return index.search(self.conn, terms, limit, hidden)

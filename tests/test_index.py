@@ -244,3 +244,56 @@ def test_full_scan_limit_from_the_environment(tmp_path, limit, seen_at_once):
     os.utime(target.parent, ns=(folder_mtime, folder_mtime))
     assert titles("quokka") == (["Quokka"] if seen_at_once else [])
     assert index.full_scan_limit({"TEAMAI_FULL_SCAN_LIMIT": limit}) == {"5": 5, "12": 12}.get(limit, 4000)
+
+
+def _searches(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = index.search
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(index, "search", spy)
+    return calls
+
+
+def test_a_large_tree_is_searched_once_while_its_folders_are_checked(tmp_path, large_mode, monkeypatch):
+    """The folder check runs beside the search; only a folder that moved makes a second search,
+    on the refreshed index, and that one is what recall returns."""
+    team = _tree(tmp_path, 12)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    calls = _searches(monkeypatch)
+    assert _search(home, team, "zebra") == []
+    assert len(calls) == 1
+    (team / "learnings" / "ns1" / "zebra.md").write_text("---\ntitle: Zebra one\n---\nx\n")
+    calls.clear()
+    assert _search(home, team, "zebra") == ["Zebra one"]
+    assert len(calls) == 2
+
+
+def test_a_folder_check_that_fails_counts_as_moved(tmp_path, monkeypatch):
+    from reference import tree
+
+    def broken(path: str) -> int:
+        raise ValueError(path)
+
+    monkeypatch.setattr(tree, "dir_mtime", broken)
+    assert index.FolderProbe([(str(tmp_path), 1)]).moved() is True
+    assert index.FolderProbe([]).moved() is False
+
+
+@pytest.mark.parametrize("threads", [True, False])
+def test_folders_are_checked_with_or_without_a_thread(tmp_path, monkeypatch, threads):
+    import _thread
+
+    if not threads:
+        def refuse(*args: object) -> None:
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(_thread, "start_new_thread", refuse)
+    now = os.stat(tmp_path).st_mtime_ns
+    assert index.FolderProbe([(str(tmp_path), now)]).moved() is False
+    assert index.FolderProbe([(str(tmp_path), now), (str(tmp_path / "gone"), now)]).moved() is True
+    assert index.FolderProbe([(str(tmp_path), now - 1)]).moved() is True
