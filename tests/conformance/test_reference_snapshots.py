@@ -1,6 +1,11 @@
 """Golden snapshots of the reference: for every case of the project corpus, the exact text each
 step printed and the observed state, with run ids, sandbox paths and stray instants redacted
-(how a result is pinned: ``snapshots.py``).
+(how a result is pinned: ``snapshots.py``), and the case's outcome as the reference's
+expectations file says it (every case passes today).
+
+This is the suite's one in-process run of the corpus: the scenarios are pytest items too
+(``pytest scenarios``, the plugin), but the suite does not collect them, since this test asserts
+what each of them asserts, and more.
 
 One JSON file per case under ``__snapshots__/test_reference_snapshots/``. Accept a deliberate
 change with ``pytest tests/conformance/test_reference_snapshots.py --snapshot-update`` (the whole
@@ -17,13 +22,15 @@ from pathlib import Path
 import pytest
 import snapshots
 
-from conformance import corpus, lint
+from conformance import corpus, expectations, lint, outcomes
 from conformance.case_runner import run_case
 from conformance.driver import connect
+from conformance.report_terminal import failure_block
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = corpus.load(ROOT)
 CASES = [s for s in CORPUS.scenarios if not lint.blocking(s, CORPUS)]
+EXPECTED = expectations.load(ROOT / "conformance" / "expectations" / "reference.toml")
 
 
 @pytest.fixture(scope="module")
@@ -40,15 +47,24 @@ def updating(request) -> bool:
 
 @pytest.mark.parametrize("scenario", CASES, ids=[s.id for s in CASES])
 def test_reference_output_and_state(scenario, reference, updating):
-    got = snapshots.pinned_text(scenario, run_case(reference, scenario, CORPUS.payloads))
+    expected = EXPECTED.get(scenario.id)
+    if expected is not None and expected.status == "skip":
+        pytest.skip(expected.reason or "skipped by the expectations file")
+    failing = expected is not None and expected.status == "fail"
+    result = run_case(reference, scenario, CORPUS.payloads, explain=not failing)
+    got = snapshots.pinned_text(scenario, result)
     path = snapshots.path_of(scenario)
     if updating:
         if not path.is_file() or path.read_text(encoding="utf-8") != got:
             snapshots.SNAPSHOTS.mkdir(parents=True, exist_ok=True)
             path.write_text(got, encoding="utf-8")
-        return
-    difference = snapshots.difference(scenario, got)
-    assert not difference, difference
+    else:
+        difference = snapshots.difference(scenario, got)
+        assert not difference, difference
+    if failing:
+        assert result.outcome != outcomes.PASS, f"{scenario.id} passes; the expectations file says it fails"
+    else:
+        assert result.outcome == outcomes.PASS, "\n".join(failure_block(result, f"pytest scenarios -k {scenario.id}"))
 
 
 def test_every_snapshot_belongs_to_a_case(updating):

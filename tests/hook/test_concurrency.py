@@ -11,15 +11,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from reference import config
+from reference.hook import command as hook_command
 
 from ._support import ROOT, Cli
 
 CALLS = 500
 WORKERS = 8
-# Under ``nox -s tests`` every Python process a test starts measures coverage (the variables below
-# tell it to). Five hundred identical hook processes measure nothing the first few did not, yet
-# their tracing and their data files were a tenth of a full run's CPU: one call in MEASURED is
-# measured, while the others run beside it, so the lock's waiting branches are still seen.
+# Under ``nox -s coverage`` every Python process a test starts measures coverage (the variables
+# below tell it to). Five hundred identical hook processes measure nothing the first few did not,
+# yet their tracing and their data files were a tenth of a full run's CPU: one call in MEASURED is
+# the console script, measured, while the others run beside it as the line ``hook-command`` prints
+# for agents (``-I -S``, no site: nothing can measure it, and it starts in half the time), so the
+# lock's waiting branches are still seen and both ways in write the one log at once.
 MEASURED = 10
 COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 
@@ -33,10 +36,11 @@ def test_concurrent_hook_processes_append_whole_lines(cli: Cli, team: Path) -> N
         names = [f"c{i}-a.md"] + ([f"c{i}-b.md"] if i % 2 == 0 else [])
         payload = {"session_id": f"ses-{i % 7}", "cwd": str(learnings), "tool_name": "Bash",
                    "tool_input": {"command": "cat " + " ".join(names)}, "tool_response": {"stdout": "x" * (i % 50)}}
-        proc = subprocess.run([sys.executable, "-m", "reference", "hook-dispatch", "post-tool-use", "--tool",
-                               "claude"], input=json.dumps(payload).encode(), capture_output=True,
-                              env=env if i % MEASURED == 0 else unmeasured, cwd=ROOT,
-                              timeout=120)
+        measured = i % MEASURED == 0
+        argv = [sys.executable, "-m", "reference", "hook-dispatch", "post-tool-use", "--tool", "claude"] \
+            if measured else hook_command.command_argv("post-tool-use", "claude")
+        proc = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True,
+                              env=env if measured else unmeasured, cwd=ROOT, timeout=120)
         assert proc.stdout == b"" and proc.stderr == b""
         return proc.returncode
 
