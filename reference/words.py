@@ -60,21 +60,84 @@ def is_single_cjk(word: str) -> bool:
 def _camel(text: str) -> str:
     """Each such name followed by its parts (``fooBar`` -> ``fooBar foo Bar``), each distinct name
     split once: a document repeats its names. (One substitution rather than a split and a join:
-    the split made a string of every stretch of text between two names, and this is the largest
-    part of cutting a large tree into words.)"""
+    the split made a string of every stretch of text between two names.) A long text is read by
+    its shape instead (:func:`_camel_by_shape`), with the same result."""
     if text.islower():  # no upper-case letter at all
         return text
+    if len(text) >= LONG:
+        return _camel_by_shape(text)
+    return _CAMEL.sub(_speller(), text)
+
+
+def _speller() -> Callable[[re.Match[str]], str]:
     done: dict[str, str] = {}
 
     def spell(match: re.Match[str]) -> str:
         word = match.group()
         spelled = done.get(word)
         if spelled is None:
-            parts = _CAMEL_PART.findall(word)
-            spelled = done[word] = f"{word} {' '.join(parts)}" if len(parts) > 1 else word
+            spelled = done[word] = _spelled(word)
         return spelled
 
-    return _CAMEL.sub(spell, text)
+    return spell
+
+
+def _spelled(word: str) -> str:
+    parts = _CAMEL_PART.findall(word)
+    return f"{word} {' '.join(parts)}" if len(parts) > 1 else word
+
+
+LONG = 4096  # characters from which a text's names are found by its shape
+_shape_reader: tuple[bytes, re.Pattern[bytes]] | None = None
+
+
+def _shape() -> tuple[bytes, re.Pattern[bytes]]:
+    """The table that maps a character to its class (``a``, ``A``, ``0``, or a space for any
+    other), and an upper-case letter after a letter or digit in that spelling. Built on first use:
+    a recall's question is short and never needs them."""
+    global _shape_reader
+    if _shape_reader is None:
+        table = bytearray(b" " * 256)
+        for low, high, mark in ((b"a", b"z", b"a"), (b"A", b"Z", b"A"), (b"0", b"9", b"0")):
+            table[low[0]:high[0] + 1] = mark * (high[0] - low[0] + 1)
+        _shape_reader = (bytes(table), re.compile(rb"A(?<=[aA0]A)"))
+    return _shape_reader
+
+
+def _camel_by_shape(text: str) -> str:
+    """:func:`_camel` for a long text. The name pattern is tried at every letter, which made it the
+    largest part of cutting a large tree into words; here the text is first spelt as the classes of
+    its characters (one byte each, every character outside ASCII a ``?`` and so a space), where an
+    upper-case letter right after a letter or digit, which every name that splits holds, is found
+    by a scan that jumps from capital to capital. A name is the run of letters and digits around
+    it, from the run's first letter, when a capital follows that letter: exactly what the pattern
+    matches."""
+    table, inner = _shape()
+    shape = text.encode("ascii", "replace").translate(table)
+    out: list[str] = []
+    done: dict[str, str] = {}
+    last = 0
+    for found in inner.finditer(shape):
+        at = found.start()
+        if at < last:  # inside the name just spelt
+            continue
+        first = max(shape.rfind(b" ", last, at) + 1, last)  # where the run starts
+        while shape[first] == 48:  # a name starts at a letter: digits before it are not part of it
+            first += 1
+        if first == at:  # only digits before this capital: a later capital of the run decides
+            continue
+        end = shape.find(b" ", at)
+        end = len(shape) if end < 0 else end
+        word = text[first:end]
+        spelled = done.get(word)
+        if spelled is None:
+            spelled = done[word] = _spelled(word)
+        out += (text[last:first], spelled)
+        last = end
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def for_index(text: str) -> str:

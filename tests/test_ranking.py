@@ -51,12 +51,14 @@ _PLAIN_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u
 _PLAIN_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 
 
+def _plain_name(match: re.Match[str]) -> str:
+    parts = words._CAMEL_PART.findall(match.group(0))
+    return f"{match.group(0)} {' '.join(parts)}" if len(parts) > 1 else match.group(0)
+
+
 def _plain_cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
     """The cut as its rules say it, with no shortcut: CJK runs, underscores, then names."""
-    def name(match: re.Match[str]) -> str:
-        parts = words._CAMEL_PART.findall(match.group(0))
-        return f"{match.group(0)} {' '.join(parts)}" if len(parts) > 1 else match.group(0)
-    return _PLAIN_CAMEL.sub(name, _PLAIN_CJK.sub(pieces, text).replace("_", " ")) if text else ""
+    return _PLAIN_CAMEL.sub(_plain_name, _PLAIN_CJK.sub(pieces, text).replace("_", " ")) if text else ""
 
 
 @settings(max_examples=400, deadline=None)
@@ -67,6 +69,17 @@ def test_the_fast_cut_is_the_plain_cut(text: str) -> None:
     assert words.for_index(text) == _plain_cut(text, words._pieces)
     expected = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", _plain_cut(text, words._query_pieces))))
     assert words.query_words(text) == expected
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet="aBcXyZ09 -.\n\té中文", max_size=60))
+def test_names_read_by_their_shape_are_the_names_the_pattern_finds(text: str) -> None:
+    """A long text's names are found by the shape of its characters (``words._camel_by_shape``);
+    every text, long or short, gets what the plain name pattern gives."""
+    assert words._camel_by_shape(text) == _PLAIN_CAMEL.sub(_plain_name, text)
+    long = (text + " ") * (words.LONG // (len(text) + 1) + 1)
+    assert len(long) >= words.LONG
+    assert words.for_index(long) == _plain_cut(long, words._pieces)
 
 
 def test_a_query_is_cut_the_way_the_index_is() -> None:
