@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from . import ranking, tree
 from ._sqlite import sqlite3
@@ -306,8 +306,9 @@ def _walk_needed(conn: sqlite3.Connection, now_s: float, limit: int) -> bool:
     return now_s - float(_meta(conn, "walked_at") or 0) >= FULL_SCAN_EVERY
 
 
-def _moved(folders: list[tuple[str, int]]) -> list[str]:
-    return [path for path, mtime in folders if tree.dir_mtime(path) != mtime]
+def _moved(folders: Iterable[tuple[str, int]]) -> Iterator[str]:
+    """The folders whose mtime is no longer the stored one, statted one at a time as asked for."""
+    return (path for path, mtime in folders if tree.dir_mtime(path) != mtime)
 
 
 def _changed_dirs(conn: sqlite3.Connection, now_s: float, limit: int) -> list[str] | None:
@@ -316,7 +317,7 @@ def _changed_dirs(conn: sqlite3.Connection, now_s: float, limit: int) -> list[st
     if _walk_needed(conn, now_s, limit):
         return None
     top: list[str] = []
-    for path in sorted(_moved(conn.execute("SELECT path, mtime_ns FROM dirs").fetchall())):
+    for path in sorted(_moved(conn.execute("SELECT path, mtime_ns FROM dirs"))):
         # sorted, so a folder comes before the folders inside it
         if not top or not (path == top[-1] or path.startswith(top[-1] + os.sep)):
             top.append(path)
@@ -334,12 +335,12 @@ class FolderProbe:
     way. Only the low-level ``_thread`` is used: ``threading`` costs a fresh process more to import
     than the check costs."""
 
-    __slots__ = ("_done", "_moved", "_failed")
+    __slots__ = ("_done", "_any_moved", "_failed")
 
     def __init__(self, folders: list[tuple[str, int]]) -> None:
         import _thread
 
-        self._moved: bool | None = None
+        self._any_moved = False
         self._failed = False
         self._done = _thread.allocate_lock()
         self._done.acquire()
@@ -350,7 +351,7 @@ class FolderProbe:
 
     def _check(self, folders: list[tuple[str, int]]) -> None:
         try:
-            self._moved = bool(_moved(folders))
+            self._any_moved = next(_moved(folders), None) is not None  # the first moved folder settles it
         except BaseException:  # noqa: BLE001 - said as "moved": the caller then refreshes as usual
             self._failed = True
         finally:
@@ -359,7 +360,7 @@ class FolderProbe:
     def moved(self) -> bool:
         """Whether any folder moved (waits for the check); a check that failed counts as moved."""
         with self._done:
-            return self._failed or bool(self._moved)
+            return self._failed or self._any_moved
 
 
 def probe(conn: sqlite3.Connection, now_s: float, limit: int | None = None) -> FolderProbe | None:
