@@ -70,40 +70,47 @@ class _Log:
     lines are one unit), read from the bytes where they are in the log's own spelling. Instants
     are kept as the text of ``clock.stamp``, which sorts in time order."""
 
-    def __init__(self, raws: list[bytes]) -> None:
+    def __init__(self, data: bytes) -> None:
         self.lines: list[bytes] = []
-        self.kinds: list[str] = []
         self.when: list[bytes] = []
         self.unit: list[Any] = []  # the read's identity (as bytes) for evidence and consumed lines, else None
         self.records: dict[int, dict[str, Any]] = {}  # lines decoded here (spelt otherwise)
         self.malformed = 0
         by_kind: dict[str, list[int]] = {kind: [] for kind in KINDS}
-        found = [_PLAIN.match(raw) for raw in raws]
-        if None not in found and all(raw[-1:] == b"}" for raw in raws):  # every line in the log's own spelling
-            plain = [m.groups() for m in found if m is not None]
-            if all(_hour_ok(hour) for hour in {ts[:13] for _, ts in plain}):
-                self.lines = raws
-                self.kinds = [_KIND[kind] for kind, _ in plain]
-                self.when = [ts for _, ts in plain]
-                for kind in KINDS:
-                    by_kind[kind] = [at for at, name in enumerate(self.kinds) if name == kind]
-        if not self.lines and raws:
-            self._one_by_one(raws, found, by_kind)
-        self.unit = [None] * len(self.lines)
+        pieces = data.split(b"\n")
+        if pieces[-1] == b"":
+            pieces.pop()
+        # One pass over the whole log reads every line's kind and instant. As many matches as lines,
+        # each line ending its object: every line is in the log's own spelling (a blank line has no
+        # match, so there is none either).
+        found = _PLAIN_ACROSS.findall(b"\n" + data)
+        ends = data.count(b"}\n") + data.endswith(b"}")
+        if len(found) == len(pieces) == ends and all(_hour_ok(hour) for hour in {ts[:13] for _, ts in found}):
+            self.lines = pieces
+            self.when = [ts for _, ts in found]
+            for at, (kind, _) in enumerate(found):
+                by_kind[_KIND[kind]].append(at)
+        elif pieces:
+            self._one_by_one([raw for raw in pieces if raw.strip()], by_kind)
+        unit: list[Any] = [None] * len(self.lines)
         for kind, ident in (("evidence", identity), ("consumed", consumed_identity)):
-            found_ids = raw_ids([self.lines[at] for at in by_kind[kind]], kind)
-            for at, raw_id in zip(by_kind[kind], found_ids, strict=True):
-                if raw_id is not None and at not in self.records:
-                    self.unit[at] = raw_id
-                else:
-                    self.unit[at] = _as_bytes(ident(self.record(at)))
+            ats = by_kind[kind]
+            found_ids = raw_ids([self.lines[at] for at in ats], kind)
+            for at, raw_id in zip(ats, found_ids, strict=True):
+                unit[at] = raw_id
+            if self.records or None in found_ids:  # spelt otherwise: compared by their decoded values
+                for at, raw_id in zip(ats, found_ids, strict=True):
+                    if raw_id is None or at in self.records:
+                        unit[at] = _as_bytes(ident(self.record(at)))
+        self.unit = unit
         self.by_kind = by_kind
         self.units: dict[Any, list[int]] = {}  # a read -> its evidence and consumed lines
         for at in by_kind["evidence"] + by_kind["consumed"]:
-            if self.unit[at] is not None:
-                self.units.setdefault(self.unit[at], []).append(at)
+            if unit[at] is not None:
+                self.units.setdefault(unit[at], []).append(at)
 
-    def _one_by_one(self, raws: list[bytes], found: list[Any], by_kind: dict[str, list[int]]) -> None:
+    def _one_by_one(self, raws: list[bytes], by_kind: dict[str, list[int]]) -> None:
+        found = [_PLAIN.match(raw) for raw in raws]
         hours = {m.group(2)[:13] for m in found if m is not None}
         bad_hours = {hour for hour in hours if not _hour_ok(hour)}
         for raw, m in zip(raws, found, strict=True):
@@ -111,7 +118,6 @@ class _Log:
                 kind, ts = _KIND[m.group(1)], m.group(2)
                 by_kind[kind].append(len(self.lines))
                 self.lines.append(raw)
-                self.kinds.append(kind)
                 self.when.append(ts)
                 continue
             rec = _decoded(raw)  # spelt otherwise, or malformed
@@ -122,7 +128,6 @@ class _Log:
             self.records[len(self.lines)] = rec
             by_kind[rec["kind"]].append(len(self.lines))
             self.lines.append(raw)
-            self.kinds.append(rec["kind"])
             self.when.append(_sortable(when))
 
     def consumed_sessions(self) -> list[Any]:
@@ -140,6 +145,7 @@ class _Log:
 
 _PLAIN = re.compile(rb'\{"kind":"(run|claim|evidence|link|consumed)",'
                     rb'"ts":"(\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z)"')
+_PLAIN_ACROSS = re.compile(b"\n" + _PLAIN.pattern)  # the same, at the start of each of many lines
 _KIND = {kind.encode(): kind for kind in KINDS}
 _CONSUMED_SESSION = re.compile(rb'^\{"kind":"consumed","ts":"[^"\\\n]*","session":"([^"\\\n]*)"', re.M)
 
@@ -250,9 +256,8 @@ def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
                 data = fh.read()
         except FileNotFoundError:
             return result
-        raws = [raw for raw in data.split(b"\n") if raw.strip()]
-        result.before = len(raws)
-        log = _Log(raws)
+        log = _Log(data)
+        result.before = len(log.lines) + log.malformed
         result.malformed = log.malformed
         keep = _protected(log, now)
         result.protected = len(keep)
@@ -269,30 +274,41 @@ def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
 
 def _survivors(log: _Log, keep: set[int], cutoff: bytes, max_lines: int, result: PruneResult) -> list[bool]:
     """Which lines stay: units (a read and its consumed lines, or one line) dated by their oldest
-    line, dropped when older than ``cutoff``, then oldest first down to ``max_lines``."""
-    units = list(log.units.values()) + [[at] for at, ident in enumerate(log.unit) if ident is None]
-    alive = [True] * len(log.lines)
-    dated = [(min(log.when[at] for at in unit) if len(unit) > 1 else log.when[unit[0]], unit[0], unit)
-             for unit in units if not (unit[0] in keep or (len(unit) > 1 and any(at in keep for at in unit)))]
-    remaining = len(log.lines)
-    young = []
-    for item in dated:
-        if item[0] < cutoff:
-            for at in item[2]:
-                alive[at] = False
-            result.old += len(item[2])
-            remaining -= len(item[2])
+    line, dropped when older than ``cutoff``, then oldest first down to ``max_lines``.
+
+    A unit is named by its first line; one stable sort by date puts the units in (date, first line)
+    order, so the old ones are a prefix and the ones over the limit follow them."""
+    when = log.when
+    dated = list(when)  # a unit's date, at its first line
+    grouped: dict[int, list[int]] = {}  # first line -> the unit, for units of several lines
+    skip = set(keep)
+    for unit in log.units.values():
+        if len(unit) > 1:
+            skip.update(unit)
+            if not any(at in keep for at in unit):
+                grouped[unit[0]] = unit
+                dated[unit[0]] = min(when[at] for at in unit)
+    firsts = [at for at in range(len(when)) if at not in skip] if skip else list(range(len(when)))
+    firsts.extend(grouped)
+    firsts.sort()
+    firsts.sort(key=dated.__getitem__)
+    alive = [True] * len(when)
+    remaining = len(when)
+    for first in firsts:
+        if dated[first] >= cutoff and remaining <= max_lines:
+            break
+        members = grouped.get(first)
+        size = 1 if members is None else len(members)
+        if dated[first] < cutoff:
+            result.old += size
         else:
-            young.append(item)
-    if remaining > max_lines:
-        young.sort()
-        for _, _, unit in young:
-            if remaining <= max_lines:
-                break
-            for at in unit:
+            result.over += size
+        remaining -= size
+        if members is None:
+            alive[first] = False
+        else:
+            for at in members:
                 alive[at] = False
-            result.over += len(unit)
-            remaining -= len(unit)
     return alive
 
 

@@ -249,24 +249,33 @@ def _consumed_at(line: bytes, at: int) -> tuple[bytes, ...] | None:
 
 # The same readers as patterns, for reads of many lines (``pull``, a Stop with no checkpoint): one
 # ``findall`` over them all is far quicker than a call per line, and ``re`` is then a small part of
-# the cost. Anchored at each line's start, a pattern matches a line at most once, so the matches line
-# up with the lines when there are as many. ``tests/test_string_readers.py`` holds both to agree.
+# the cost. ``_PATTERNS`` read one line (``match``); ``_ACROSS`` read lines joined by line breaks,
+# each match within one line and at most one per line (the evidence form starts at a line break, the
+# consumed form runs on to the end of its line), so the matches line up with the lines when there
+# are as many. Both begin with fixed bytes, which the regex engine finds without trying every
+# position. ``tests/test_string_readers.py`` holds them to agree with the readers.
 _PATTERNS = {
     "evidence": rb'(?m)^\{"kind":"evidence","ts":"([^"\\\n]*)","session":"([^"\\\n]*)",'
                 rb'"agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"',
     "consumed": rb'(?m)^[^\n]*?"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)","path":"([^"\\\n]*)"\}',
 }
+_ACROSS = {
+    "evidence": b"\n" + _PATTERNS["evidence"].removeprefix(b"(?m)^"),
+    "consumed": _PATTERNS["consumed"].removeprefix(b"(?m)^[^\\n]*?") + b"[^\\n]*",
+}
 MANY = 256  # lines from which a pattern reads them
 _COMPILED: dict[str, Any] = {}
 
 
-def pattern(kind: str) -> Any:
-    """The compiled pattern of ``evidence`` or ``consumed`` lines (``re`` is imported here)."""
-    if kind not in _COMPILED:
+def pattern(kind: str, across: bool = False) -> Any:
+    """The compiled pattern of one ``evidence`` or ``consumed`` line, or ``across`` lines joined by
+    line breaks (``re`` is imported here, not by a hook that never needs it)."""
+    key = f"{kind} across" if across else kind
+    if key not in _COMPILED:
         import re
 
-        _COMPILED[kind] = re.compile(_PATTERNS[kind])
-    return _COMPILED[kind]
+        _COMPILED[key] = re.compile((_ACROSS if across else _PATTERNS)[kind])
+    return _COMPILED[key]
 
 
 def raw_ids(raw: list[bytes], kind: str) -> list[tuple[bytes, ...] | None]:
@@ -275,10 +284,10 @@ def raw_ids(raw: list[bytes], kind: str) -> list[tuple[bytes, ...] | None]:
     if len(raw) < MANY:
         reader = evidence_id if kind == "evidence" else consumed_id
         return [reader(line) for line in raw]
-    found = pattern(kind)
-    every = found.findall(b"\n".join(raw))
+    every = pattern(kind, across=True).findall(b"\n" + b"\n".join(raw))
     if len(every) == len(raw):
         return every  # type: ignore[no-any-return]
+    found = pattern(kind)
     return [(m.groups() if (m := found.match(line)) else None) for line in raw]
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference import retention, storage
+from reference.reducer import logread
 
 from . import logs
 from .logs import claim, evidence, link, run
@@ -120,3 +124,70 @@ def test_prune_waits_for_the_log_lock(lab):
 
 def test_missing_log_is_fine(lab):
     assert _prune(lab).before == 0
+
+
+# --- the whole-log reading ----------------------------------------------------------------------
+
+_PLAIN_LINES = st.lists(st.one_of(
+    st.builds(lambda at, s: run(at, f"r{s}", f"ses-{s}", []), st.integers(0, 9 * DAY), st.integers(0, 3)),
+    st.builds(lambda at, s: claim(at, f"r{s}", f"ses-{s}"), st.integers(0, 9 * DAY), st.integers(0, 3)),
+    st.builds(lambda at, s, p: evidence(at, f"ses-{s}", f"/t/{p}.md"), st.integers(0, 9 * DAY), st.integers(0, 3),
+              st.sampled_from("ab")),
+    st.builds(lambda at, s: link(at, f"ses-{s}", "ses-0"), st.integers(0, 9 * DAY), st.integers(1, 3)),
+    st.builds(lambda at, s, p, c: {"kind": "consumed", "ts": logs.ts(at + 60), "session": f"ses-{s}", "key": p,
+                                   "run": "r0", "credited": c,
+                                   "evidence": {"ts": logs.ts(at), "session": f"ses-{s}", "path": f"/t/{p}.md"}},
+              st.integers(0, 9 * DAY), st.integers(0, 3), st.sampled_from("ab"), st.booleans()),
+).map(lambda rec: logs.encode([rec])[:-1]), max_size=12)
+# What a log may hold besides its own spelling: nothing, blank and white lines, a line ended by CR,
+# a line spelt with spaces, one that is not JSON, an hour that does not exist, a torn last line.
+_SPOILT = st.sampled_from([None, b"", b"   ", b"\r", b"spaced", b"not json", b"hour", b"torn"])
+
+
+def _spoil(lines: list[bytes], how: bytes | None, at: int) -> bytes:
+    lines = list(lines)
+    at = at % (len(lines) + 1)
+    if how in (b"", b"   ", b"not json"):
+        lines.insert(at, how)
+    elif lines and how == b"\r":
+        lines[at % len(lines)] += b"\r"
+    elif lines and how == b"spaced":
+        lines[at % len(lines)] = json.dumps(json.loads(lines[at % len(lines)])).encode()
+    elif lines and how == b"hour":
+        lines[at % len(lines)] = re.sub(rb'T\d\d:', b'T24:', lines[at % len(lines)], count=1)
+    data = b"\n".join(lines) + (b"\n" if lines else b"")
+    if lines and how == b"torn":
+        data = data[:-5]
+    return data
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PLAIN_LINES, _SPOILT, st.integers(0, 20))
+def test_the_whole_log_is_read_as_its_lines_one_by_one(lines, how, at):
+    """Pruning reads a log in its own spelling in one pass over all of it, and any other log line by
+    line: both must see the same lines, instants, kinds and reads. The oracle decodes each line."""
+    data = _spoil(lines, how, at)
+    log = retention._Log(data)
+    want, kinds, malformed = [], [], 0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            malformed += 1
+            continue
+        when = logread.instant(rec.get("ts")) if logread.well_formed(rec) else None
+        if when is None:
+            malformed += 1
+            continue
+        want.append((raw, retention._sortable(when)))
+        kinds.append(rec["kind"])
+    assert list(zip(log.lines, log.when, strict=True)) == want
+    assert log.malformed == malformed
+    assert {kind: ats for kind, ats in log.by_kind.items() if ats} == {
+        kind: [at for at, k in enumerate(kinds) if k == kind] for kind in set(kinds)}
+    for at in log.by_kind["evidence"]:
+        assert log.unit[at] == retention._as_bytes(logread.identity(json.loads(log.lines[at])))
+    for at in log.by_kind["consumed"]:
+        assert log.unit[at] == retention._as_bytes(logread.consumed_identity(json.loads(log.lines[at])))
