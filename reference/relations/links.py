@@ -17,7 +17,10 @@ import re
 
 from . import paths
 
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# Patterns that hold only at a line's start begin with the line break before it and are run over
+# the text with one put in front, so a match starts where its line does. (``^`` in multi-line mode
+# is tried at every character, which cost more than all the rest of link finding.)
+_FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})")
 # A run of backticks, then everything up to the next run of exactly as many. Between them, text
 # without backticks is taken a stretch at a time and other runs a backtick at a time: matching
 # the fewest characters one by one (``.*?``) tested for the closing run at every character.
@@ -29,7 +32,7 @@ _CODE_SPAN = re.compile(r"(`(?<!``)`*)(?!`)(?:[^`]++|(?!(?<!`)\1(?!`))`)*+(?<!`)
 _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()]*)*)"
 _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
 _INLINE = re.compile(r"\[(?<![!\\]\[)(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*" + _DEST + _TITLE + r"\s*\)")
-_DEFINITION = re.compile(r"^ {0,3}\[(?:[^\[\]\n]|\\\])+\]:[ \t]*(<[^<>\n]*>|\S+)", re.MULTILINE)
+_DEFINITION = re.compile(r"\n {0,3}\[(?:[^\[\]\n]|\\\])+\]:[ \t]*(<[^<>\n]*>|\S+)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 # What a code span is blanked to: not white space, so a line that opens with a code span does not
 # become a line that opens with a definition (`` `x` [r]: y `` is a paragraph), and not a character
@@ -50,7 +53,7 @@ def _prose(text: str) -> str:
     kept_from = 0  # the start of the text not yet copied
     fence: str | None = None
     opened = 0
-    for match in _FENCE_LINE.finditer(text):
+    for match in _FENCE_LINE.finditer("\n" + text):
         start = match.start()
         end = text.find("\n", start)
         end = len(text) if end == -1 else end
@@ -74,7 +77,7 @@ def local_targets(text: str) -> list[str]:
     prose = _prose(text)
     found = [(m.start(), m.group(1)) for m in _INLINE.finditer(prose)]
     if "]:" in prose:
-        found += [(m.start(), m.group(1)) for m in _DEFINITION.finditer(prose)]
+        found += [(m.start(), m.group(1)) for m in _DEFINITION.finditer("\n" + prose)]
     out: list[str] = []
     for _, dest in sorted(found):
         if dest.startswith("<") and dest.endswith(">"):
