@@ -37,6 +37,7 @@ from .clock import now_micros, stamp_micros
 from .config import Config
 from .reducer import DAY, Lines, build, checkpoint, keep
 from .reducer.logread import (
+    EVIDENCE_TAIL,
     KINDS,
     consumed_identity,
     identity,
@@ -80,22 +81,25 @@ class _Log:
         pieces = data.split(b"\n")
         if pieces[-1] == b"":
             pieces.pop()
-        # One pass over the whole log reads every line's kind and instant. As many matches as lines,
-        # each line ending its object: every line is in the log's own spelling (a blank line has no
-        # match, so there is none either).
+        # One pass over the whole log reads every line's kind and instant, and a read's session and
+        # path. As many matches as lines, each line ending its object: every line is in the log's
+        # own spelling (a blank line has no match, so there is none either).
         found = _PLAIN_ACROSS.findall(b"\n" + data)
         ends = data.count(b"}\n") + data.endswith(b"}")
-        if len(found) == len(pieces) == ends and all(_hour_ok(hour) for hour in {ts[:13] for _, ts in found}):
+        read_ids: list[Any] | None = None
+        if len(found) == len(pieces) == ends and all(_hour_ok(hour) for hour in {f[1][:13] for f in found}):
             self.lines = pieces
-            self.when = [ts for _, ts in found]
-            for at, (kind, _) in enumerate(found):
-                by_kind[_KIND[kind]].append(at)
+            self.when = [f[1] for f in found]
+            for at, f in enumerate(found):
+                by_kind[_KIND[f[0]]].append(at)
+            read_ids = [(f[1], f[3], f[4]) if f[2] else None for f in map(found.__getitem__, by_kind["evidence"])]
         elif pieces:
             self._one_by_one([raw for raw in pieces if raw.strip()], by_kind)
         unit: list[Any] = [None] * len(self.lines)
         for kind, ident in (("evidence", identity), ("consumed", consumed_identity)):
             ats = by_kind[kind]
-            found_ids = raw_ids([self.lines[at] for at in ats], kind)
+            found_ids = read_ids if kind == "evidence" and read_ids is not None else \
+                raw_ids([self.lines[at] for at in ats], kind)
             for at, raw_id in zip(ats, found_ids, strict=True):
                 unit[at] = raw_id
             if self.records or None in found_ids:  # spelt otherwise: compared by their decoded values
@@ -133,7 +137,7 @@ class _Log:
     def consumed_sessions(self) -> list[Any]:
         """The root session each consumed line credits, in ``by_kind["consumed"]`` order."""
         ats = self.by_kind["consumed"]
-        found = _CONSUMED_SESSION.findall(b"\n".join(self.lines[at] for at in ats))
+        found = _CONSUMED_SESSION.findall(b"\n" + b"\n".join([self.lines[at] for at in ats]))
         if len(found) == len(ats) and not any(at in self.records for at in ats):
             return [value.decode("utf-8", "replace") for value in found]
         return [self.record(at).get("session") for at in ats]
@@ -145,9 +149,12 @@ class _Log:
 
 _PLAIN = re.compile(rb'\{"kind":"(run|claim|evidence|link|consumed)",'
                     rb'"ts":"(\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z)"')
-_PLAIN_ACROSS = re.compile(b"\n" + _PLAIN.pattern)  # the same, at the start of each of many lines
+# The same at the start of each of many lines, with what names a read (as ``logread``'s evidence
+# pattern reads it) when the line is one: kind, ts, the read's part (empty for other lines),
+# session, path.
+_PLAIN_ACROSS = re.compile(b"\n" + _PLAIN.pattern + b"(" + EVIDENCE_TAIL + b")?")
 _KIND = {kind.encode(): kind for kind in KINDS}
-_CONSUMED_SESSION = re.compile(rb'^\{"kind":"consumed","ts":"[^"\\\n]*","session":"([^"\\\n]*)"', re.M)
+_CONSUMED_SESSION = re.compile(rb'\n\{"kind":"consumed","ts":"[^"\\\n]*","session":"([^"\\\n]*)"')
 
 
 def _as_bytes(ident: Any) -> Any:
