@@ -29,6 +29,10 @@ MAX_WORKERS = 4
 # row into the index, one writer that no worker can help, and a build takes as long as it does;
 # so when the cores are all busy the writer goes first, and the workers use what it leaves.
 WORKER_NICENESS = 5
+# The stored JSON columns. ``json.dumps`` with any option builds a new encoder on every call,
+# which a build of many files pays twice per file.
+_json = json.JSONEncoder(ensure_ascii=False).encode
+_sorted_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
 Warn = Callable[[str], None]
 
@@ -83,7 +87,7 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
     tags = frontmatter.tags_field(meta)
     relations = extract.outgoing(asset.kind, asset.tree_path, meta if not parsed.problem else {}, parsed.body)
     columns = (title, frontmatter.text_field(meta, "author"), frontmatter.text_field(meta, "date"),
-               json.dumps(tags, ensure_ascii=False), json.dumps(relations, ensure_ascii=False, sort_keys=True),
+               _json(tags), _sorted_json(relations),
                fields.snippet(parsed.body) if asset.kind == tree.WIKI else None)
     cut = words.for_index
     heads = (cut(title), cut(" ".join(tags)), cut(fields.about(asset, meta, parsed.body)), cut(fields.name(asset)))

@@ -38,6 +38,9 @@ def _load_yaml(block: str) -> Any:
     return yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
 
 
+_CLOSERS = ("---", "...")
+
+
 def split(text: str) -> Parsed:
     """Frontmatter is a leading ``---`` line, YAML, and a closing ``---`` (or ``...``) line."""
     if not text.startswith("---"):
@@ -45,15 +48,20 @@ def split(text: str) -> Parsed:
     first_nl = text.find("\n")
     if first_nl == -1 or text[:first_nl].strip() != "---":
         return Parsed({}, text)
-    lines = text[first_nl + 1:].split("\n")
-    for i, line in enumerate(lines):
-        if line.rstrip() in ("---", "..."):
-            block = "\n".join(lines[:i])
-            body = "\n".join(lines[i + 1:])
-            body_line = i + 3
+    # The closing line is found line by line from the top, without cutting the body into lines:
+    # the block ends where it starts, and the body is the rest of the text as it is.
+    start = at = first_nl + 1
+    while True:
+        end = text.find("\n", at)
+        stop = len(text) if end == -1 else end
+        if text.startswith(_CLOSERS, at) and text[at:stop].rstrip() in _CLOSERS:
+            block = text[start:max(start, at - 1)]
+            body = "" if end == -1 else text[end + 1:]
+            body_line = text.count("\n", start, at) + 3
             break
-    else:
-        return Parsed({}, text, "frontmatter has no closing '---' line")
+        if end == -1:
+            return Parsed({}, text, "frontmatter has no closing '---' line")
+        at = end + 1
     from . import yaml_subset  # only indexing reads frontmatter
 
     try:

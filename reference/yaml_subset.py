@@ -29,6 +29,8 @@ _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _TRUE = frozenset("yes Yes YES true True TRUE on On ON".split())
 _FALSE = frozenset("no No NO false False FALSE off Off OFF".split())
 _NULL = frozenset("~ null Null NULL".split())
+_WORDS = {**dict.fromkeys(_TRUE, True), **dict.fromkeys(_FALSE, False), **dict.fromkeys(_NULL)}
+_NOT_A_WORD = object()
 # A plain scalar starting with one of these may be a number, a date, a null, a merge or value key.
 _RESOLVABLE_START = frozenset("-+0123456789.~<=")
 # Characters that cannot start a plain scalar (or that this reader leaves to PyYAML there).
@@ -65,10 +67,12 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
     while i < n:
         line = lines[i]
         i += 1
-        if not _content(line):
+        if not line or line[0] == "#":
             continue
         if line[0] == " ":
-            raise _Unsupported
+            if _content(line):
+                raise _Unsupported
+            continue
         key, value = _key_line(line)
         if value:
             out[key] = _value(value)
@@ -96,7 +100,7 @@ def _key_line(line: str) -> tuple[str, str]:
     if match is None:
         raise _Unsupported
     key = match.group(1)
-    if key in _TRUE or key in _FALSE or key in _NULL:
+    if key in _WORDS:
         raise _Unsupported
     return key, match.group(2) or ""
 
@@ -204,12 +208,9 @@ def _flow_list(text: str) -> list[Any]:
 
 
 def _plain(text: str) -> Any:
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    if text in _NULL:
-        return None
+    word = _WORDS.get(text, _NOT_A_WORD)
+    if word is not _NOT_A_WORD:
+        return word
     if text[0] not in _RESOLVABLE_START:
         return text
     if _INT.fullmatch(text):
@@ -218,8 +219,9 @@ def _plain(text: str) -> Any:
     if match:
         import datetime  # only a date pays for it
 
+        year, month, day = match.groups()
         try:
-            return datetime.date(*(int(part) for part in match.groups()))
+            return datetime.date(int(year), int(month), int(day))
         except ValueError:
             raise _Unsupported from None  # PyYAML says what is wrong with it
     raise _Unsupported

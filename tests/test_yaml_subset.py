@@ -196,3 +196,36 @@ def test_real_frontmatter_reads_the_same_both_ways() -> None:
 def test_dates_are_dates_and_booleans_are_booleans() -> None:
     meta = yaml_subset.load("date: 2026-01-02\nflag: off\ncount: +3\nnothing: null")
     assert meta == {"date": datetime.date(2026, 1, 2), "flag": False, "count": 3, "nothing": None}
+
+
+# --- where the block ends -----------------------------------------------------------------------
+
+_LINES = st.sampled_from(["---", "...", "--- ", "...\r", "---\x85", "-- -", " ---", "...x", "", "a: b", "title: x",
+                          "\u2028", "é", "- c"])
+_TEXTS = st.one_of(
+    st.tuples(st.sampled_from(["---", "--- ", "---\r", "--", "x---"]), st.lists(_LINES, max_size=8),
+              st.booleans()).map(lambda t: t[0] + "\n" + "\n".join(t[1]) + ("\n" if t[2] else "")),
+    st.lists(_LINES, max_size=4).map("\n".join),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXTS)
+def test_the_block_ends_at_the_first_closing_line(text: str) -> None:
+    """``split`` finds the closing line without cutting the body into lines; the oracle cuts the
+    whole text into lines and joins them back, as the rule reads."""
+    got = frontmatter.split(text)
+    first, sep, rest = text.partition("\n")
+    if not text.startswith("---") or not sep or first.strip() != "---":
+        assert got == frontmatter.Parsed({}, text)
+        return
+    lines = rest.split("\n")
+    closing = next((i for i, line in enumerate(lines) if line.rstrip() in ("---", "...")), None)
+    if closing is None:
+        assert got.problem == "frontmatter has no closing '---' line" and got.body == text
+        return
+    assert got.body == "\n".join(lines[closing + 1:])
+    assert got.body_line == closing + 3
+    block = "\n".join(lines[:closing])
+    if got.problem is None and block.strip():
+        assert got.meta == (yaml_subset.load(block) or frontmatter._load_yaml(block) or {})
