@@ -22,7 +22,7 @@ from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
 from .expect import StepOutcome, evaluate, hooks_exit_zero, unprinted
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
-from .sandbox import expand_tree
+from .sandbox import expand_tree, file_text
 from .substitute import Context, NotPrinted, SubstitutionError, set_paths, silent_step, unset_paths
 
 DEFAULT_TIMEOUT = 60.0
@@ -202,7 +202,7 @@ def seed_message(given: Mapping[str, Any], now: str, ctx: Context) -> dict[str, 
     if checkpoint is not None:
         checkpoint = {"read": str(checkpoint.get("read", "")), "replaced": bool(checkpoint.get("replaced", False))}
     upvoted = state.get("upvoted")
-    return {"cmd": "seed", "now": now, "votes": state.get("votes"), "log": state.get("log"),
+    return {"cmd": "seed", "now": now, "votes": state.get("votes"), "log": file_text(state.get("log")),
             "upvoted": None if upvoted is None else [{k: str(v) for k, v in dict(e).items()} for e in upvoted],
             "checkpoint": checkpoint}
 

@@ -254,6 +254,7 @@ def _consumed_at(line: bytes, at: int) -> tuple[bytes, ...] | None:
 # consumed form runs on to the end of its line), so the matches line up with the lines when there
 # are as many. Both begin with fixed bytes, which the regex engine finds without trying every
 # position. ``tests/test_string_readers.py`` holds them to agree with the readers.
+#
 # What follows an evidence line's ts, up to its path (``retention`` reads it with every line's ts).
 EVIDENCE_TAIL = rb',"session":"([^"\\\n]*)","agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"'
 _PATTERNS = {

@@ -186,3 +186,13 @@ def test_summary_and_render_agree_on_a_mixed_catalogue():
     assert "clauses: 2/4 tested by at least one scenario" in text
     assert "tested only by the reference's unit tests (1): B" in text and "untested clauses: C" in text
     assert json.dumps(summary)  # what the JSON-lines footer carries is plain JSON
+
+
+def test_a_given_log_spelt_as_a_repeated_line_is_spelt_out_for_the_driver():
+    from conformance.case_runner import seed_message
+
+    ctx = Context(paths={"learnings/a": "/t/learnings/a.md"})
+    given = {"log": {"before": '{"path":"${path:learnings/a}"}\n', "repeat": "{}\n", "times": 3, "after": "x\n"}}
+    message = seed_message(given, "2026-11-30T10:00:00.000Z", ctx)
+    assert message["log"] == '{"path":"/t/learnings/a.md"}\n{}\n{}\n{}\nx\n'
+    assert seed_message({"log": "as written\n"}, "2026-11-30T10:00:00.000Z", ctx)["log"] == "as written\n"
