@@ -49,10 +49,12 @@ FAILURES = {"per-session ledger": (upvoted, "write_atomic"), "consumed lines": (
 # The least share of histories that must reach each case (with late lines among the rules, turns
 # are rarer than in test_schedules.py, which holds the reducer's branches to more). Repeated runs
 # of 50 examples measured at least 0.63, 0.53, 0.23, 0.07, 0.19 for the branches and 0.98, 0.58,
-# 0.64, 0.81, 0.86 for the rest; "unsettled" is usually 0.18-0.36 but once came to 1 in 51
-# histories, so it asks for one; "covered" (a read consumed without a credit) is usually 0.5-0.8
-# but once came to 12 in 59 histories (a fresh clone's CI run), so it asks for a tenth.
-LEAST_SHARE = {"credit": 0.4, "covered": 0.1, "outside window": 0.08, "unsettled": 0.015, "maker's read": 0.06,
+# 0.64, 0.81, 0.86 for the rest; "covered" (a read consumed without a credit) is usually 0.5-0.8
+# but once came to 12 in 59 histories (a fresh clone's CI run), so it asks for a tenth. "unsettled"
+# is usually 0.18-0.36 but came to 1 in 51 histories once and to none in 56 in another CI run: too
+# rare here for any floor, so it is not asked of this test; test_schedules.py's histories reach it
+# in a tenth or more and ask for it, and test_checkpoint.py pins an unsettled run across a checkpoint.
+LEAST_SHARE = {"credit": 0.4, "covered": 0.1, "outside window": 0.08, "maker's read": 0.06,
                "stop followed the checkpoint": 0.6, "stop compacted the checkpoint": 0.25,
                "stop read the whole log for a line reaching back": 0.3, "a write failed": 0.3,
                "a prune dropped lines": 0.3}
