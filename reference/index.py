@@ -172,7 +172,9 @@ def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> s
             _build(conn, path, warn)
         # Derived data, rebuilt when corrupt or stale: in WAL mode NORMAL never corrupts the file
         # on a crash (a power loss can only lose the last commits, which the next refresh finds
-        # missing), and it spares a cold build an fsync per commit.
+        # missing), and it spares a cold build an fsync per commit. (A power loss at the wrong
+        # moment of a new file's first fill, in the rollback journal, can corrupt it: it is then
+        # rebuilt, as any corrupt index is.)
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
     except sqlite3.Error as exc:
@@ -188,8 +190,14 @@ def _quiet(message: str) -> None:
 
 def _build(conn: sqlite3.Connection, path: str, warn: Warn) -> None:
     """Create the schema, or replace an old one, in place and in one transaction, so a process
-    that has the file open meanwhile sees the old index or the new one, never a missing file."""
-    conn.execute("PRAGMA journal_mode=WAL")
+    that has the file open meanwhile sees the old index or the new one, never a missing file.
+
+    A new file keeps SQLite's rollback journal until its first fill has committed (see
+    :func:`_settle_journal`): a page that did not exist before the transaction needs no copy in
+    the journal, so a cold build writes the index once, where WAL writes every page to the log
+    and then again into the file. An old file being replaced is in WAL mode already and stays so."""
+    if _version(conn) is not None:  # another version's file: other processes may be reading it
+        conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = _version(conn)  # again: another process may have built it while this one waited
@@ -440,7 +448,19 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     except BaseException:
         _rollback(conn)
         raise
+    _settle_journal(conn)
     return len(gone) + len(added)
+
+
+def _settle_journal(conn: sqlite3.Connection) -> None:
+    """Put a stored index that still has the rollback journal (its first fill, see :func:`_build`)
+    in WAL mode, where readers never wait for a writer. Another process holding the file keeps it
+    from switching now; the next write switches it."""
+    try:
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete":
+            conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.Error:
+        pass
 
 
 def _count_indexed(conn: sqlite3.Connection) -> None:

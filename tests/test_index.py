@@ -104,9 +104,130 @@ def test_the_derived_index_is_written_without_an_fsync_per_commit(tmp_path):
     scope = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team)}).active
     conn = index.open_index(scope)
     try:
+        index.refresh(conn, scope, _no_warning)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     finally:
+        conn.close()
+
+
+def _no_warning(message: str) -> None:
+    raise AssertionError(message)
+
+
+def _journal_while_storing(monkeypatch, path: str) -> list[tuple[str, bool]]:
+    """(journal mode, whether a -wal file exists) each time rows are written."""
+    seen: list[tuple[str, bool]] = []
+    real = index._store
+
+    def spy(conn, prepared):
+        seen.append((conn.execute("PRAGMA journal_mode").fetchone()[0], os.path.exists(path + "-wal")))
+        return real(conn, prepared)
+
+    monkeypatch.setattr(index, "_store", spy)
+    return seen
+
+
+def test_a_new_index_is_filled_through_the_rollback_journal_then_kept_in_wal(tmp_path, monkeypatch):
+    """The first fill of a new file writes each page once (no page of it existed, so the journal
+    copies none); WAL would write them all to its log, then again into the file."""
+    team = _tree(tmp_path, 3)
+    scope = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team)}).active
+    seen = _journal_while_storing(monkeypatch, scope.index_path)
+    conn = index.open_index(scope)
+    try:
+        index.refresh(conn, scope, _no_warning)
+        assert seen == [("delete", False)]
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        (team / "learnings" / "ns0" / "late.md").write_text("---\ntitle: Late alpha\n---\nbody\n")
+        index.refresh(conn, scope, _no_warning)
+        assert seen[1][0] == "wal"
+    finally:
+        conn.close()
+    reopened = sqlite3.connect(scope.index_path)
+    try:
+        assert reopened.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # kept in the file
+    finally:
+        reopened.close()
+
+
+def test_an_index_of_another_version_is_rebuilt_in_wal(tmp_path, monkeypatch):
+    """Other processes may be reading an old file while it is replaced: it stays in WAL mode,
+    where they never wait for the writer."""
+    team = _tree(tmp_path, 3)
+    home = tmp_path / "home"
+    assert len(_search(home, team, "alpha")) == 3
+    scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
+    old = sqlite3.connect(scope.index_path)
+    old.execute("UPDATE meta SET value = '0' WHERE name = 'version'")
+    old.commit()
+    old.close()
+    seen = _journal_while_storing(monkeypatch, scope.index_path)
+    assert len(_search(home, team, "alpha")) == 3
+    assert [mode for mode, _ in seen] == ["wal"]
+
+
+def test_a_first_fill_cut_short_leaves_an_empty_index_that_the_next_recall_fills(tmp_path):
+    """A process killed in the middle of the first fill (rows of the first batches already on
+    disk) leaves a journal that SQLite rolls back: the next recall finds no half index but an
+    empty one, and fills it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    team = _tree(tmp_path, 3 * index._BATCH)
+    home = tmp_path / "home"
+    script = textwrap.dedent(f"""
+        import os
+        from reference import config, index
+        scope = config.load({{"TEAMAI_HOME": {str(home)!r}, "TEAMAI_TEAM": {str(team)!r}}}).active
+        real, batches = index._store_batch, []
+        def dying(conn, batch, first_id):
+            real(conn, batch, first_id)
+            batches.append(1)
+            if len(batches) == 2:
+                print(os.path.getsize(scope.index_path), flush=True)
+                os._exit(9)
+        index._store_batch = dying
+        conn = index.open_index(scope)
+        conn.execute("PRAGMA cache_size=1")  # spill the first batches' pages into the file
+        index.refresh(conn, scope, print)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True)
+    assert done.returncode == 9, done.stderr
+    scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
+    assert os.path.exists(scope.index_path + "-journal")  # what the dead process left
+    empty = tmp_path / "empty.db"
+    index._create(sqlite3.connect(empty, isolation_level=None))
+    assert int(done.stdout) > 2 * os.path.getsize(empty)  # rows of its first batches were in the file
+    conn = index.open_index(scope, _no_warning)
+    try:
+        assert conn.execute("SELECT count(*) FROM assets").fetchone()[0] == 0
+        assert index.refresh(conn, scope, _no_warning) == 3 * index._BATCH
+        assert conn.execute("SELECT count(*) FROM bodies").fetchone()[0] == 3 * index._BATCH
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+def test_a_reader_holding_a_new_index_defers_its_switch_to_wal(tmp_path):
+    """The switch to WAL needs the file to itself; while another process reads it the index keeps
+    its rollback journal, and the next write switches it."""
+    team = _tree(tmp_path, 2)
+    scope = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team)}).active
+    conn = index.open_index(scope, busy_s=0)
+    reader = sqlite3.connect(scope.index_path, isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM meta").fetchone()
+        index._settle_journal(conn)
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        reader.execute("COMMIT")
+        index.refresh(conn, scope, _no_warning)
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        reader.close()
         conn.close()
 
 
