@@ -114,7 +114,6 @@ class Action(NamedTuple):
 _OPS = ("&&", "||", "|&", ";;", "<<<", "<<-", "&>>", "<<", ">>", ">&", "<&", "&>", ">|", "<>",
         "|", "&", ";", "(", ")", "<", ">", "\n")
 _REDIRECT_OPS = frozenset({"<<<", "<<-", "&>>", "<<", ">>", ">&", "<&", "&>", ">|", "<>", "<", ">"})
-_LIST_OPS = frozenset({"&&", "||", ";", ";;", "&", "\n", "(", ")"})
 _OP_CHARS = frozenset("&|;()<>\n")
 _GLOB_CHARS = frozenset("*?[]{}")
 # A longer line is not parsed at all (it is treated as broken, so it never counts): real reads and
@@ -624,7 +623,9 @@ _FILES_FLAGS = frozenset({"-l", "-L", "--files-with-matches", "--files-without-m
                           "--files-without-matches", "--name-only", "-q", "--quiet", "--silent", "-O",
                           "--open-files-in-pager"})
 _LISTERS = frozenset({"ls", "find", "fd", "fdfind", "tree", "dir", "get-childitem", "gci"})
-_GIT_VALUE_OPTS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+# git's options before the subcommand whose value may be the next word. (``--exec-path`` takes one
+# only as ``--exec-path=DIR``: alone it prints git's folder and runs nothing.)
+_GIT_VALUE_OPTS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
 
 def _stdout_hidden(cmd: Command) -> bool:
@@ -692,7 +693,7 @@ def _search_action(verb: str, args: tuple[Word, ...], chdir: str | None) -> Acti
         return Action(LIST, verb, reason="rg --files lists file names")
     if (verb == "ag" and "-g" in names) or (verb == "ack" and names & {"-f", "-g"}):
         return Action(LIST, verb, reason=f"{verb} -f/-g lists file names")
-    pattern_given = bool(names & {"-e", "--regexp", "-f", "--file"})
+    pattern_given = bool(names & {"-e", "--regexp", "-f", "--file", "--match"})  # ack --match PATTERN
     paths = tuple(rest if pattern_given else rest[1:])
     shown = "git grep" if verb == "git-grep" else verb
     if names & _COUNT_FLAGS:
@@ -704,7 +705,7 @@ def _search_action(verb: str, args: tuple[Word, ...], chdir: str | None) -> Acti
 
 # Shell tools whose name says which shell runs the line. Codex names its shell tool "Bash" whatever
 # shell it runs (PowerShell on Windows), so there the name says nothing.
-_NAMED_SHELLS = {"powershell": POWERSHELL, "pwsh": POWERSHELL, "bash": POSIX}
+_NAMED_SHELLS = {"powershell": POWERSHELL, "bash": POSIX}
 
 
 def dialect(agent: str, tool: str | None, windows: bool) -> str:

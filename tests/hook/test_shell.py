@@ -191,6 +191,21 @@ def test_git_dash_c_moves_the_base_of_a_git_grep() -> None:
     assert action.kind == shell.SEARCH and action.chdir == "team"
 
 
+def test_ack_match_names_the_pattern_so_every_other_word_is_a_path() -> None:
+    assert [w.text for w in shell.analyze(f"ack --match redis {DOC}").operands] == [DOC]
+    assert [w.text for w in shell.analyze(f"ack redis {DOC}").operands] == [DOC]
+
+
+@pytest.mark.parametrize(("command", "kind"), [
+    ("git --exec-path=/usr/lib/git-core grep -n redis", shell.SEARCH),
+    ("git --exec-path /usr/lib/git-core grep -n redis", shell.OTHER),  # alone it prints git's folder
+    ("git --namespace team grep -n redis", shell.SEARCH),
+    ("git --git-dir .git --work-tree . grep -n redis", shell.SEARCH),
+])
+def test_git_options_take_a_next_word_only_where_git_does(command: str, kind: str) -> None:
+    assert shell.analyze(command).kind == kind
+
+
 @pytest.mark.parametrize("command", [f"grep redis {DOC} | head", f"rg -n x {DOC} | wc -l"])
 def test_a_pipeline_starting_with_a_search_does_not_count(command: str) -> None:
     assert shell.analyze(command).kind == shell.OTHER
