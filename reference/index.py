@@ -169,7 +169,7 @@ def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> s
             conn = _connect(path, busy_s)
             version = None
         if version != INDEX_VERSION:
-            _build(conn, path, warn)
+            _build(conn, path, warn, fresh=version is None)
         # Derived data, rebuilt when corrupt or stale: in WAL mode NORMAL never corrupts the file
         # on a crash (a power loss can only lose the last commits, which the next refresh finds
         # missing), and it spares a cold build an fsync per commit. (A power loss at the wrong
@@ -188,7 +188,7 @@ def _quiet(message: str) -> None:
     pass
 
 
-def _build(conn: sqlite3.Connection, path: str, warn: Warn) -> None:
+def _build(conn: sqlite3.Connection, path: str, warn: Warn, fresh: bool) -> None:
     """Create the schema, or replace an old one, in place and in one transaction, so a process
     that has the file open meanwhile sees the old index or the new one, never a missing file.
 
@@ -196,7 +196,7 @@ def _build(conn: sqlite3.Connection, path: str, warn: Warn) -> None:
     :func:`_settle_journal`): a page that did not exist before the transaction needs no copy in
     the journal, so a cold build writes the index once, where WAL writes every page to the log
     and then again into the file. An old file being replaced is in WAL mode already and stays so."""
-    if _version(conn) is not None:  # another version's file: other processes may be reading it
+    if not fresh:  # another version's file: other processes may be reading it
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("BEGIN IMMEDIATE")
     try:
