@@ -54,7 +54,11 @@ FAILURES = {"per-session ledger": (upvoted, "write_atomic"), "consumed lines": (
 # is usually 0.18-0.36 but came to 1 in 51 histories once and to none in 56 in another CI run: too
 # rare here for any floor, so it is not asked of this test; test_schedules.py's histories reach it
 # in a tenth or more and ask for it, and test_checkpoint.py pins an unsettled run across a checkpoint.
-LEAST_SHARE = {"credit": 0.4, "covered": 0.1, "outside window": 0.08, "maker's read": 0.06,
+# "outside window" and "maker's read" are usually reached in a third of the histories or more
+# (0.18-0.63 in six runs of about 50) but both came to 3 in 53 in one fresh clone's CI run, when
+# Hypothesis drew few late lines and subagents: here they are asked to be reached at all (2%, one
+# history in 50), and test_schedules.py, whose histories reach them more evenly, holds them to more.
+LEAST_SHARE = {"credit": 0.4, "covered": 0.1, "outside window": 0.02, "maker's read": 0.02,
                "stop followed the checkpoint": 0.6, "stop compacted the checkpoint": 0.25,
                "stop read the whole log for a line reaching back": 0.3, "a write failed": 0.3,
                "a prune dropped lines": 0.3}
