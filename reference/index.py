@@ -169,7 +169,7 @@ def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> s
             conn = _connect(path, busy_s)
             version = None
         if version != INDEX_VERSION:
-            _build(conn, path, warn, fresh=version is None)
+            _build(conn, path, warn)
         # Derived data, rebuilt when corrupt or stale: in WAL mode NORMAL never corrupts the file
         # on a crash (a power loss can only lose the last commits, which the next refresh finds
         # missing), and it spares a cold build an fsync per commit. (A power loss at the wrong
@@ -188,16 +188,15 @@ def _quiet(message: str) -> None:
     pass
 
 
-def _build(conn: sqlite3.Connection, path: str, warn: Warn, fresh: bool) -> None:
+def _build(conn: sqlite3.Connection, path: str, warn: Warn) -> None:
     """Create the schema, or replace an old one, in place and in one transaction, so a process
     that has the file open meanwhile sees the old index or the new one, never a missing file.
 
     A new file keeps SQLite's rollback journal until its first fill has committed (see
     :func:`_settle_journal`): a page that did not exist before the transaction needs no copy in
     the journal, so a cold build writes the index once, where WAL writes every page to the log
-    and then again into the file. An old file being replaced is in WAL mode already and stays so."""
-    if not fresh:  # another version's file: other processes may be reading it
-        conn.execute("PRAGMA journal_mode=WAL")
+    and then again into the file. A file of another version being replaced keeps its WAL mode
+    (the journal mode is stored in the file), so processes reading it meanwhile are not held up."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = _version(conn)  # again: another process may have built it while this one waited
