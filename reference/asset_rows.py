@@ -1,9 +1,9 @@
 """What one asset file adds to the index: read, parse, cut into words, find its relations.
 
-This is all the per-file work of indexing, and none of it touches the database, so ``index.py``
+This is all the per-file work of indexing, and none of it touches the index, so ``index.py``
 writes the results in batches and a large build spreads the files over worker processes: the
 work is Python and holds the interpreter's lock, so threads would not help, and it is the bulk
-of a cold build. The results come back in the order the files were given and every warning is
+of a cold build. The parts come back in the order the files were given and every warning is
 said by the calling process in that order, so a build says and stores exactly what it would
 say and store file by file.
 """
@@ -96,15 +96,12 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
 
 
 def prepared(assets: Sequence[tree.AssetFile], warn: Warn) -> Iterator[Prepared]:
-    """Every asset prepared, in order: in this process, or across worker processes when there are
-    many files and more than one core."""
-    workers = _workers(len(assets))
-    if workers < 2:
-        return (prepare(asset, warn) for asset in assets)
-    return _fan_out(assets, warn, workers)
+    """Every asset prepared, in order, in this process."""
+    return (prepare(asset, warn) for asset in assets)
 
 
-def _workers(count: int) -> int:
+def workers(count: int) -> int:
+    """How many worker processes a build of ``count`` files should spread over (1: none)."""
     if count < PARALLEL_FROM or sys.platform not in ("linux", "freebsd"):
         return 1  # elsewhere a worker would start a fresh interpreter and import all of this again
     try:
@@ -114,30 +111,49 @@ def _workers(count: int) -> int:
     return min(cores, MAX_WORKERS)
 
 
-def _behind_the_writer() -> None:
+# Files per part handed to a worker. Small enough that the writer starts soon after the walk,
+# large enough that a part's fixed costs (a message each way, a database to open) stay small.
+PART = 256
+Pack = Callable[[list[Prepared], int], bytes]
+_parts_of: tuple[Sequence[tree.AssetFile], Pack] | None = None  # set in each worker by the fork
+
+
+def _start_worker(assets: Sequence[tree.AssetFile], pack: Pack) -> None:
+    global _parts_of
+    _parts_of = (assets, pack)
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # a platform that refuses: the same build, only the order of work differs
         pass
 
 
-def _quietly(asset: tree.AssetFile) -> tuple[tuple[Any, ...], list[str]]:
-    """In a worker: the rows and the warnings, to be said by the calling process."""
+def _packed_part(task: tuple[int, int, int]) -> tuple[bytes, list[str]]:
+    """In a worker: one part's rows, packed, and the warnings, to be said by the calling process."""
+    start, stop, first_id = task
+    assert _parts_of is not None
+    assets, pack = _parts_of
     said: list[str] = []
-    item = prepare(asset, said.append)
-    return (item.columns, item.heads, item.body, item.targets), said
+    return pack([prepare(asset, said.append) for asset in assets[start:stop]], first_id), said
 
 
-def _fan_out(assets: Sequence[tree.AssetFile], warn: Warn, workers: int) -> Iterator[Prepared]:
+def packed_parts(assets: Sequence[tree.AssetFile], warn: Warn, pack: Pack, first_id: int,
+                 count: int) -> Iterator[bytes]:
+    """The assets prepared across ``count`` worker processes, a part at a time, in order: each
+    part's rows as ``pack`` gives them (with ids counting up from ``first_id``), after its
+    warnings have been said. The workers are forked, so they have the list without a copy being
+    sent, and what comes back is one packed value per part rather than a message per file: the
+    calling process, which writes every row, then spends its time writing."""
     import multiprocessing
 
     from .relations import extract  # noqa: F401 - imported before the workers start, not in each
 
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_behind_the_writer) as pool:
-        for asset, (rows, said) in zip(assets, pool.imap(_quietly, assets, chunksize=max(16, len(assets) // (workers * 8))), strict=True):
+    tasks = [(i, min(i + PART, len(assets)), first_id + i) for i in range(0, len(assets), PART)]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(count, initializer=_start_worker, initargs=(assets, pack)) as pool:
+        for data, said in pool.imap(_packed_part, tasks):
             for message in said:
                 warn(message)
-            yield Prepared(asset, *rows)
+            yield data
         # Let the workers finish rather than be terminated on leaving the block: a process killed
         # while it exits can leave half-written files behind (a measuring tool's data, say).
         pool.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import ranking, tree
 from ._sqlite import sqlite3
@@ -247,12 +247,19 @@ def _remove_files(path: str) -> None:
             pass
 
 
-def _store(conn: sqlite3.Connection, prepared: Iterable[asset_rows.Prepared]) -> None:
-    """Write prepared assets with ids counting up from the largest one (the id SQLite would give
-    each in turn), a batch at a time: one statement per table instead of four per file."""
+def _store(conn: sqlite3.Connection, assets: Sequence[tree.AssetFile], warn: Warn) -> None:
+    """Read these assets and write their rows, with ids counting up from the largest one (the id
+    SQLite would give each in turn): a batch at a time, one statement per table instead of four
+    per file; in worker processes when there are many (see :func:`_store_packed`)."""
+    from . import asset_rows  # a recall that changes nothing never reads a file
+
     next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM assets").fetchone()[0]
+    workers = asset_rows.workers(len(assets))
+    if workers > 1 and hasattr(conn, "deserialize"):
+        _store_packed(conn, asset_rows.packed_parts(assets, warn, _pack, next_id, workers))
+        return
     batch: list[asset_rows.Prepared] = []
-    for item in prepared:
+    for item in asset_rows.prepared(assets, warn):
         batch.append(item)
         if len(batch) == _BATCH:
             _store_batch(conn, batch, next_id)
@@ -263,6 +270,61 @@ def _store(conn: sqlite3.Connection, prepared: Iterable[asset_rows.Prepared]) ->
 
 
 _BATCH = 256
+
+# A worker writes a part's rows into a database of its own in memory, in the tables and columns
+# ``_store_batch`` fills, and sends it whole; the writer attaches it and copies each table in one
+# statement. Rows then cross between processes as one block of bytes instead of a Python object
+# per value, which the writer would have to build, and bind again, one at a time.
+_PACKED = (
+    "CREATE TABLE assets(id INTEGER PRIMARY KEY, path, kind, tree_path, key, mtime_ns, size, indexed,"
+    " title, author, date, tags, relations, snippet, codebase)",
+    "CREATE TABLE heads(rowid INTEGER PRIMARY KEY, title, tags, about, name)",
+    "CREATE TABLE bodies(rowid INTEGER PRIMARY KEY, body)",
+    "CREATE TABLE edges(source, target)",
+)
+_COPIES = tuple(f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM packed.{table}" for table, columns in (
+    ("assets", "id, path, kind, tree_path, key, mtime_ns, size, indexed, title, author, date, tags, relations,"
+               " snippet, codebase"),
+    ("heads", "rowid, title, tags, about, name"),
+    ("bodies", "rowid, body"),
+    ("edges", "source, target"),
+))
+
+
+def _pack(batch: list[asset_rows.Prepared], first_id: int) -> bytes:
+    """In a worker: one part's rows as a serialized SQLite database."""
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        for statement in _PACKED:
+            mem.execute(statement)
+        mem.execute("BEGIN")
+        _store_batch(mem, batch, first_id)
+        mem.execute("COMMIT")
+        return mem.serialize()
+    finally:
+        mem.close()
+
+
+def _store_packed(conn: sqlite3.Connection, parts: Iterable[bytes]) -> None:
+    """Copy packed parts into the index, in order, inside the caller's transaction. The parts'
+    schema stays attached until :func:`_detach_packed` (SQLite lets no database be detached
+    while a transaction is open)."""
+    if not any(row[1] == "packed" for row in conn.execute("PRAGMA database_list")):
+        conn.execute("ATTACH ':memory:' AS packed")
+    for data in parts:
+        conn.deserialize(data, name="packed")
+        for statement in _COPIES:
+            conn.execute(statement)
+
+
+def _detach_packed(conn: sqlite3.Connection) -> None:
+    """Detach what :func:`_store_packed` attached (and free the last part), once the transaction
+    is over; a connection that refuses keeps it until it is closed, which changes nothing."""
+    try:
+        if any(row[1] == "packed" for row in conn.execute("PRAGMA database_list")):
+            conn.execute("DETACH packed")
+    except sqlite3.Error:
+        pass
 
 
 def _store_batch(conn: sqlite3.Connection, batch: list[asset_rows.Prepared], first_id: int) -> None:
@@ -433,9 +495,7 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
         gone = [stored[k] for k in stored.keys() - wanted.keys()]
         _delete(conn, gone)
         added = [wanted[k] for k in sorted(wanted.keys() - stored.keys(), key=lambda k: k[1])]
-        from . import asset_rows  # a recall that changes nothing never reads a file
-
-        _store(conn, asset_rows.prepared(added, warn))
+        _store(conn, added, warn)
         total = len(files) if changed is None else int(_meta(conn, "assets") or 0) + len(added) - len(gone)
         meta = [("assets", str(total))] + ([("walked_at", repr(now_s))] if changed is None else [])
         conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)", meta)
@@ -447,6 +507,8 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     except BaseException:
         _rollback(conn)
         raise
+    finally:
+        _detach_packed(conn)
     _settle_journal(conn)
     return len(gone) + len(added)
 
@@ -514,10 +576,7 @@ def reindex(conn: sqlite3.Connection, scope: Scope, paths: list[str], warn: Warn
                 st = os.stat(path)
             except OSError:  # gone: the next walk of its folder settles the count
                 continue
-            asset = tree.AssetFile(kind, tree_path, key, path, st.st_mtime_ns, st.st_size)
-            from . import asset_rows
-
-            _store(conn, [asset_rows.prepare(asset, warn)])
+            _store(conn, [tree.AssetFile(kind, tree_path, key, path, st.st_mtime_ns, st.st_size)], warn)
         _count_indexed(conn)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:

@@ -120,9 +120,9 @@ def _journal_while_storing(monkeypatch, path: str) -> list[tuple[str, bool]]:
     seen: list[tuple[str, bool]] = []
     real = index._store
 
-    def spy(conn, prepared):
+    def spy(conn, assets, warn):
         seen.append((conn.execute("PRAGMA journal_mode").fetchone()[0], os.path.exists(path + "-wal")))
-        return real(conn, prepared)
+        return real(conn, assets, warn)
 
     monkeypatch.setattr(index, "_store", spy)
     return seen
@@ -418,3 +418,53 @@ def test_folders_are_checked_with_or_without_a_thread(tmp_path, monkeypatch, thr
     assert index.FolderProbe([(str(tmp_path), now)]).moved() is False
     assert index.FolderProbe([(str(tmp_path), now), (str(tmp_path / "gone"), now)]).moved() is True
     assert index.FolderProbe([(str(tmp_path), now - 1)]).moved() is True
+
+
+def _dump(path: Path) -> dict[str, list[tuple]]:
+    """Every row the index stores, table by table (FTS tables by what they hold and by a search)."""
+    conn = sqlite3.connect(path)
+    try:
+        dump = {name: conn.execute(f"SELECT * FROM {name} ORDER BY 1, 2").fetchall()
+                for name in ("assets", "edges", "dirs")}
+        dump["heads"] = conn.execute("SELECT rowid, * FROM heads ORDER BY rowid").fetchall()
+        dump["bodies"] = conn.execute("SELECT rowid, * FROM bodies ORDER BY rowid").fetchall()
+        dump["found"] = conn.execute("SELECT rowid, bm25(bodies) FROM bodies WHERE bodies MATCH 'alpha'"
+                                     " ORDER BY rowid").fetchall()
+        dump["meta"] = conn.execute("SELECT * FROM meta WHERE name != 'walked_at' ORDER BY 1").fetchall()
+    finally:
+        conn.close()
+    return dump
+
+
+def test_a_build_across_worker_processes_stores_and_says_what_one_process_does(tmp_path, monkeypatch):
+    from reference import asset_rows
+
+    team = tmp_path / "team"
+    for i in range(asset_rows.PARALLEL_FROM + 2 * asset_rows.PART + 37):  # parts of both sizes
+        folder = team / ("docs" if i % 5 == 0 else f"learnings/ns{i % 7}")
+        folder.mkdir(parents=True, exist_ok=True)
+        if i % 97 == 0:  # a warning, said in the order of the files
+            text = f"---\ntitle: [broken {i}\n---\nalpha body {i}\n"
+        else:
+            text = f"---\ntitle: Note {i} alpha\nrelated:\n  - rel: see-also\n    target: docs/d{i % 11}.md\n---\n" \
+                   f"alpha {'beta ' * (i % 13)}[link](../docs/d{i % 17}.md) fooBar{i}\n"
+        (folder / f"note-{i}.md").write_text(text)
+    said: dict[str, list[str]] = {}
+    for name, workers in (("workers", 2), ("alone", 1)):  # two even on a machine of one core
+        monkeypatch.setattr(asset_rows, "workers", lambda count, workers=workers: workers)
+        cfg = config.load({"TEAMAI_HOME": str(tmp_path / name), "TEAMAI_TEAM": str(team),
+                           "TEAMAI_NOW": "2026-11-30T10:00:00Z"})
+        said[name] = []
+        recall.search(cfg, "alpha", said[name].append)
+    indexes = {name: next((tmp_path / name).rglob("*.db")) for name in said}
+    assert said["workers"] == said["alone"]
+    assert len([m for m in said["workers"] if "broken" in m or "not valid YAML" in m]) >= 10
+    workers, alone = _dump(indexes["workers"]), _dump(indexes["alone"])
+    assert len(workers["assets"]) == asset_rows.PARALLEL_FROM + 2 * asset_rows.PART + 37
+    assert workers["edges"] and workers["found"]
+    assert workers == alone
+    conn = sqlite3.connect(indexes["workers"])
+    try:  # nothing of the workers' parts is left attached to, or stored in, the index
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE '%packed%'")] == []
+    finally:
+        conn.close()
