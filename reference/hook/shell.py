@@ -351,9 +351,10 @@ def parse(text: str, dialect: str = POSIX) -> Parsed:
             operators.append(op)
     if pending is not None:
         broken = True
-    if tokens and isinstance(tokens[-1], str) and tokens[-1].lstrip("0123456789") in ("|", "|&"):
-        broken = True  # a pipe into nothing
-    if end_command() or stages:
+    ended = end_command()
+    if stages and not ended:
+        broken = True  # a pipe into nothing, whatever comment or blank lines follow it
+    if ended or stages:
         pipelines.append(tuple(stages))
     elif operators and operators[-1] in ("&&", "||"):
         broken = True

@@ -134,7 +134,8 @@ def test_words_the_shell_expands_are_not_literal(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["echo 'open", 'cat "open', f"cat {DOC} |", f"cat {DOC} &&", "cat `x",
-                                     f"cat {DOC} >"])
+                                     f"cat {DOC} >", f"cat {DOC} |\n# nothing after it", f"cat {DOC} |&\n\n",
+                                     f"cat {DOC} |\n  \n# nor here\n"])
 def test_broken_lines_never_count(command: str) -> None:
     assert shell.analyze(command).kind == shell.COMPOUND
 
