@@ -34,8 +34,10 @@ from .histories import History, short_shares
 MIXED = ("nothing", "nothing", "nothing", "nothing", "stop", "stop", "pull")
 # The least share of histories that must reach each branch (repeated runs of 60 examples measured at
 # least 0.74, 0.54, 0.41, 0.14, 0.3). "covered" asks for a tenth, as in test_properties.py, where
-# histories of the same kind once reached it in only 12 of 59.
-LEAST_SHARE = {"credit": 0.5, "covered": 0.1, "outside window": 0.1, "unsettled": 0.08, "maker's read": 0.08}
+# histories of the same kind once reached it in only 12 of 59; "unsettled", whose least was closest
+# to its floor, asks for half its least (the floors of test_stop_family.py, at 2.5 times less than
+# measured, were still drawn under once by a CI run).
+LEAST_SHARE = {"credit": 0.5, "covered": 0.1, "outside window": 0.1, "unsettled": 0.07, "maker's read": 0.08}
 
 TALLY: Counter[str] = Counter()
 
