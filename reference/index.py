@@ -271,24 +271,25 @@ def _store(conn: sqlite3.Connection, assets: Sequence[tree.AssetFile], warn: War
 
 _BATCH = 256
 
-# A worker writes a part's rows into a database of its own in memory, in the tables and columns
-# ``_store_batch`` fills, and sends it whole; the writer attaches it and copies each table in one
-# statement. Rows then cross between processes as one block of bytes instead of a Python object
-# per value, which the writer would have to build, and bind again, one at a time.
-_PACKED = (
-    "CREATE TABLE assets(id INTEGER PRIMARY KEY, path, kind, tree_path, key, mtime_ns, size, indexed,"
-    " title, author, date, tags, relations, snippet, codebase)",
-    "CREATE TABLE heads(rowid INTEGER PRIMARY KEY, title, tags, about, name)",
-    "CREATE TABLE bodies(rowid INTEGER PRIMARY KEY, body)",
-    "CREATE TABLE edges(source, target)",
-)
-_COPIES = tuple(f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM packed.{table}" for table, columns in (
-    ("assets", "id, path, kind, tree_path, key, mtime_ns, size, indexed, title, author, date, tags, relations,"
-               " snippet, codebase"),
-    ("heads", "rowid, title, tags, about, name"),
-    ("bodies", "rowid, body"),
-    ("edges", "source, target"),
-))
+# The columns each table is written through, by _store_batch here and by the copy of a worker's
+# part (see _pack), so the two ways of filling the index cannot drift apart.
+_WRITTEN = {
+    "assets": ("id", "path", "kind", "tree_path", "key", "mtime_ns", "size", "indexed", "title", "author", "date",
+               "tags", "relations", "snippet", "codebase"),
+    "heads": ("rowid", "title", "tags", "about", "name"),
+    "bodies": ("rowid", "body"),
+    "edges": ("source", "target"),
+}
+_INSERTS = {table: f"INSERT INTO {table}({', '.join(cols)}) VALUES({','.join('?' * len(cols))})"
+            for table, cols in _WRITTEN.items()}
+# A worker writes a part's rows into a database of its own in memory, into plain tables of these
+# columns (kept in the order written, which is id order), and sends it whole; the writer attaches
+# it and copies each table in one statement. Rows then cross between processes as one block of
+# bytes instead of a Python object per value, which the writer would have to build, and bind
+# again, one at a time.
+_PACKED = tuple(f"CREATE TABLE {table}({', '.join(cols)})" for table, cols in _WRITTEN.items())
+_COPIES = tuple(f"INSERT INTO main.{table}({', '.join(cols)}) SELECT {', '.join(cols)} FROM packed.{table}"
+                for table, cols in _WRITTEN.items())
 
 
 def _pack(batch: list[asset_rows.Prepared], first_id: int) -> bytes:
@@ -342,12 +343,8 @@ def _store_batch(conn: sqlite3.Connection, batch: list[asset_rows.Prepared], fir
         heads.append((rowid, *item.heads))
         bodies.append((rowid, item.body))
         edges.extend((rowid, t) for t in item.targets)
-    conn.executemany(
-        "INSERT INTO assets(id, path, kind, tree_path, key, mtime_ns, size, indexed, title, author, date, tags,"
-        " relations, snippet, codebase) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", assets)
-    conn.executemany("INSERT INTO heads(rowid, title, tags, about, name) VALUES(?,?,?,?,?)", heads)
-    conn.executemany("INSERT INTO bodies(rowid, body) VALUES(?,?)", bodies)
-    conn.executemany("INSERT INTO edges(source, target) VALUES(?, ?)", edges)
+    for table, rows in (("assets", assets), ("heads", heads), ("bodies", bodies), ("edges", edges)):
+        conn.executemany(_INSERTS[table], rows)
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> str | None:
