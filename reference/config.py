@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from .realpath import realpath
+
 TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -106,7 +108,7 @@ def recording_disabled(env: Mapping[str, str]) -> bool:
 
 
 def _real(path: str) -> str:
-    return os.path.realpath(os.path.abspath(os.path.expanduser(path)))
+    return realpath(os.path.abspath(os.path.expanduser(path)))
 
 
 def _roots(raw: str | None, team: str) -> tuple[str, ...]:

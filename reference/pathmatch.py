@@ -27,6 +27,8 @@ from __future__ import annotations
 import os
 import posixpath
 
+from .realpath import realpath
+
 TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -121,7 +123,7 @@ def resolve(path: str, base: str | None, drives: bool = False, home: str | None 
     else:
         return None
     if out.startswith("/") and os.sep == "/":
-        out = os.path.realpath(out)  # the roots are real paths too (symlinked temp folders, /private)
+        out = realpath(out)  # the roots are real paths too (symlinked temp folders, /private)
     return out
 
 

@@ -22,6 +22,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 from . import tree
+from .realpath import realpath
 from .relations import check, paths
 from .relations.declarations import FAIL, Finding
 
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
     if not repo_raw:
         io.error("no team repository: pass --repo DIR (or --team DIR, or set TEAMAI_TEAM)")
         return EXIT_INPUT
-    repo = os.path.realpath(os.path.expanduser(repo_raw))
+    repo = realpath(os.path.expanduser(repo_raw))
     if not os.path.isdir(repo):
         io.error(f"{repo} does not exist; pass the team repository with --repo DIR")
         return EXIT_INPUT

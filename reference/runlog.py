@@ -15,10 +15,8 @@ are not JSON objects with a known ``kind``: a torn or hand-edited line must not 
 
 from __future__ import annotations
 
-import os
-
 from . import jsontext
-from .storage import append_bytes, ensure_dir, locked, utf8
+from .storage import append_bytes, locked, utf8
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -43,7 +41,6 @@ def append(log_path: str, lock_path: str, records: Iterable[Mapping[str, Any]], 
     data = b"".join(encode(r, strict) for r in records)
     if not data:
         return
-    ensure_dir(os.path.dirname(log_path))
     with locked(lock_path, "the recall log", wait):
         append_bytes(log_path, data)
 

@@ -61,8 +61,7 @@ class locked:  # noqa: N801 - used as a function: ``with locked(path, what, wait
         self.fd = -1
 
     def __enter__(self) -> None:
-        ensure_dir(os.path.dirname(self.lock_path))
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_creating(self.lock_path, os.O_RDWR)
         try:
             deadline = time.monotonic() + max(self.wait, 0.0)
             delay = 0.002
@@ -90,9 +89,21 @@ class locked:  # noqa: N801 - used as a function: ``with locked(path, what, wait
             os.close(fd)
 
 
+def open_creating(path: str, flags: int) -> int:
+    """``os.open`` with ``O_CREAT`` (mode 0600), creating the missing folders above ``path`` (as
+    :func:`ensure_dir` does) only when the open says they are missing: a hook that appends to a
+    log whose folder exists pays no look at the folder first."""
+    try:
+        return os.open(path, flags | os.O_CREAT, 0o600)
+    except FileNotFoundError:
+        ensure_dir(os.path.dirname(path))
+        return os.open(path, flags | os.O_CREAT, 0o600)
+
+
 def append_bytes(path: str, data: bytes) -> None:
-    """Append ``data`` in one write on an O_APPEND descriptor (the caller holds the lock)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    """Append ``data`` in one write on an O_APPEND descriptor (the caller holds the lock), creating
+    the file and the folders above it when missing."""
+    fd = open_creating(path, os.O_WRONLY | os.O_APPEND)
     try:
         view = memoryview(data)
         while view:

@@ -14,6 +14,7 @@ import shlex
 import sys
 
 from .. import config
+from ..realpath import realpath
 from .agents import AGENTS
 from .dispatch import EVENTS, normalize_event
 
@@ -53,7 +54,7 @@ def team_folder(raw: str | None) -> str | None:
     """A ``--team`` value as the hook must get it: absolute and usable, else ConfigError."""
     if not raw:
         return None
-    path = os.path.realpath(os.path.abspath(os.path.expanduser(raw)))
+    path = realpath(os.path.abspath(os.path.expanduser(raw)))
     problem = config.team_problem(path)
     if problem:
         raise config.ConfigError(problem)

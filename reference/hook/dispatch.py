@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from .. import clock, config, jsontext
-from ..storage import append_bytes, ensure_dir, lock_wait
+from ..storage import append_bytes, lock_wait
 from .agents import AGENTS
 from .toolcall import POST_TOOL_USE, POST_TOOL_USE_FAILURE, SESSION_START, STOP, SUBAGENT_STOP, ToolCall
 
@@ -122,7 +122,7 @@ class _Debug:
         self.env = env
         self.agent = _safe(agent)
         self.event = _safe(event)
-        self.path = os.path.join(config.home_dir(env), "hook-debug.log")
+        self.path: str | None = None  # the active scope's, once known; else the state home's
         self.echo: IO[str] | None = None
 
     def __call__(self, reason: str) -> None:
@@ -137,13 +137,13 @@ class _Debug:
             except clock.ClockError:
                 ts = clock.now_stamp({})
             line = f"{ts} agent={self.agent} event={self.event} {reason}".replace("\n", " ") + "\n"
-            ensure_dir(os.path.dirname(self.path))
+            path = self.path or os.path.join(config.home_dir(self.env), "hook-debug.log")
             try:
-                if os.path.getsize(self.path) >= MAX_DEBUG_LOG:
+                if os.path.getsize(path) >= MAX_DEBUG_LOG:
                     return
             except OSError:
                 pass
-            append_bytes(self.path, line.encode("utf-8", "replace"))
+            append_bytes(path, line.encode("utf-8", "replace"))
         except Exception:  # noqa: BLE001 - the debug log is best effort
             pass
 
