@@ -23,13 +23,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import jsonschema
-
-from . import clauses, expectations, matchers, pairs, recorded_shapes, timeline
+from . import clauses, expectations, matchers, pairs, recorded_shapes, schema, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario, is_shared
 from .substitute import PATTERN as SUBSTITUTION
@@ -38,15 +34,9 @@ from .substitute import REPEAT_INDEX, is_known_form, references, silent_step, st
 META_KEYS = ("id", "title", "provenance", "shrunk_from", "observations", "isolates", "twin")
 
 
-@cache
-def _validator(name: str) -> jsonschema.protocols.Validator:
-    schema = json.loads(resources.files("conformance").joinpath("schemas", name).read_text("utf-8"))
-    return jsonschema.validators.validator_for(schema)(schema)  # type: ignore[no-any-return]
-
-
-def schema_errors(data: Any, schema: str) -> list[str]:
+def schema_errors(data: Any, name: str) -> list[str]:
     out = []
-    for error in sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)):
+    for error in sorted(schema.errors(data, name), key=lambda e: list(e.absolute_path)):
         where = ".".join(str(p) for p in error.absolute_path) or "(top)"
         out.append(f"{where}: {error.message if len(error.message) < 200 else error.message[:200] + '…'}")
     return out

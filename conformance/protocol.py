@@ -7,11 +7,9 @@ messages; it knows nothing about scenarios.
 from __future__ import annotations
 
 import json
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import jsonschema
+from . import schema
 
 VERSION = 1
 STEP_COMMANDS = ("recall", "hook", "pull", "stats", "review", "contribute")
@@ -41,21 +39,13 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
-@cache
-def _validator(name: str) -> jsonschema.protocols.Validator:
-    text = resources.files("conformance").joinpath("schemas", "protocol", f"{name}.json").read_text("utf-8")
-    schema = json.loads(text)
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)  # type: ignore[no-any-return]
-
-
 def check(message: dict[str, Any], cmd: str, direction: str) -> None:
     """Raise :class:`ProtocolViolation` unless ``message`` fits the schema of ``cmd`` (request/response)."""
     if direction == "response" and message.get("ok") is False:
         name = "error.response"
     else:
         name = f"{cmd}.{direction}"
-    error = jsonschema.exceptions.best_match(_validator(name).iter_errors(message))
+    error = schema.best_error(message, f"protocol/{name}.json")
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"
         raise ProtocolViolation(f"{cmd} {direction} at {where}: {error.message}")
