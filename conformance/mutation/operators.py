@@ -96,7 +96,7 @@ class Mutant:
     factory: Factory | None = field(repr=False, default=None)
 
     def tree(self, original: ast.Module) -> ast.Module:
-        tree = copy.deepcopy(original)
+        tree = _clone(original)
         _replace(tree, self.node_path, self.factory)
         return ast.fix_missing_locations(tree)
 
@@ -155,7 +155,20 @@ def _header(stmt: ast.AST) -> ast.AST:
     for name in _BODIES:
         if isinstance(getattr(clone, name, None), list):
             setattr(clone, name, [ast.Pass()] if name == "body" else [])
-    return copy.deepcopy(clone)
+    return _clone(clone)
+
+
+def _clone(value: Any) -> Any:
+    """A deep copy of a syntax tree (or a list of them). ``copy.deepcopy`` did the same through its
+    general machinery, a third of the time it took to find a module's mutants; the leaves (names,
+    numbers, strings, ``None``) are never changed in place, so they are shared."""
+    if isinstance(value, list):
+        return [_clone(item) for item in value]
+    if isinstance(value, ast.AST):
+        new = type(value).__new__(type(value))
+        new.__dict__.update({name: _clone(inner) for name, inner in value.__dict__.items()})
+        return new
+    return value
 
 
 def _text(node: ast.AST | list[ast.stmt]) -> str:
@@ -291,7 +304,7 @@ class _Walker:
             _replace(clone, rel, factory)
             after = _text(clone)
         else:
-            after = _text(factory(copy.deepcopy(node)))
+            after = _text(factory(_clone(node)))
         if after == before:
             return
         scope = ".".join(ctx.scope) or "<module>"
