@@ -59,10 +59,13 @@ def _spelled(value: Any, allowed: frozenset[str]) -> Any:
 def pinned_text(scenario: corpus.Scenario, result: Any) -> str:
     """The snapshot file's text for this result. A lone surrogate (a log line may escape one, for a
     file name that is not UTF-8) has no UTF-8 form: it is pinned as its JSON escape, so the file
-    can be written and read."""
+    can be written and read. A case that ended before it could observe (a timeout, an error) has
+    no observed state: its text says so, and the difference shows its outcome and reason."""
+    observed = result.observed
     pinned = {"outcome": result.outcome,
               "steps": [{k: s[k] for k in ("action", "name", "now", "exit", "stdout", "stderr")} for s in result.steps],
-              "observed": {**result.observed, "log": _bounded(result.observed.get("log") or [])}}
+              "observed": {**observed, "log": _bounded(observed.get("log") or [])} if observed is not None
+              else {"nothing observed": result.reason}}
     text = json.dumps(_spelled(pinned, frozenset(_instants(scenario))), indent=2, ensure_ascii=False) + "\n"
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 

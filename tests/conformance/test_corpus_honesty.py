@@ -9,6 +9,7 @@ import io
 import sys
 from pathlib import Path
 
+import project
 import pytest
 
 from conformance import cli, corpus, honesty, lint, outcomes
@@ -17,7 +18,7 @@ from conformance.driver import ProcessDriver
 from conformance.drivers import hollow
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = corpus.load(ROOT)
+CORPUS = project.load()
 CASES = [s for s in CORPUS.scenarios if not lint.blocking(s, CORPUS)]
 HOOK_FED = [s for s in CASES if honesty.feeds_the_hook(s, CORPUS.payloads)]
 

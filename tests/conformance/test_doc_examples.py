@@ -19,6 +19,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import project
 import pytest
 
 from conformance import clauses, cli, corpus, lint, selection
@@ -26,7 +27,7 @@ from conformance.capabilities import ACTIONS, action_of
 from conformance.substitute import PATTERN, is_known_form
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT = corpus.load(ROOT)
+PROJECT = project.load()
 SCENARIOS_MD = (ROOT / "conformance" / "SCENARIOS.md").read_text(encoding="utf-8")
 PROTOCOL_MD = (ROOT / "conformance" / "PROTOCOL.md").read_text(encoding="utf-8")
 README_MD = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+import project
 import pytest
 import snapshots
 
@@ -51,7 +52,7 @@ def test_fixture_corpus_same_both_ways():
     _compare(loaded, loaded.scenarios)
 
 
-PROJECT = corpus.load(ROOT)
+PROJECT = project.load()
 CHUNK = 40  # cases per test, so parallel workers share the corpus
 
 
@@ -79,7 +80,7 @@ def test_whole_corpus_same_through_the_protocol(first, protocol):
 
 
 def test_project_corpus_slice_same_both_ways():
-    loaded = corpus.load(ROOT)
+    loaded = project.load()
     chosen = [s for s in _slice(loaded) if not corpus_problems(loaded, s)]
     assert chosen
     _compare(loaded, chosen)

@@ -13,6 +13,7 @@ import json
 import shlex
 from pathlib import Path
 
+import project
 import pytest
 
 from conformance import cli, decisions, outcomes, report_explain, text_region
@@ -278,7 +279,7 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
     """An implementation from before run ids: its recall prints none and records no run line."""
     from typing import Any
 
-    from conformance import corpus, driver
+    from conformance import driver
     from conformance.case_runner import run_case
 
     def legacy(message: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +299,7 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
             extra = {"votes": {}, "log": []}
         return {"seq": message["seq"], "ok": True, **extra}
 
-    loaded = corpus.load(ROOT)
+    loaded = project.load()
     active = driver.LocalDriver(lambda: legacy, "legacy")
     result = run_case(active, loaded.by_id()["attr-claude-shell-recall-claims"], loaded.payloads, explain=True)
     assert result.outcome == outcomes.FAIL

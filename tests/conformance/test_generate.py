@@ -7,6 +7,7 @@ import io
 import shutil
 from pathlib import Path
 
+import project
 import pytest
 import yaml
 
@@ -61,7 +62,7 @@ def test_every_table_gives_its_cells():
 
 
 def test_a_generated_file_is_an_ordinary_scenario_naming_its_row():
-    loaded = corpus.load(ROOT)
+    loaded = project.load()
     generated = [s for s in loaded.scenarios if "/generated/" in s.rel]
     assert len(generated) == len(produce(ROOT))
     for scenario in generated:

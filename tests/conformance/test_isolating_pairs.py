@@ -8,13 +8,14 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import project
 import pytest
 
 from conformance import clauses, cli, corpus, lint, pairs
 from conformance.driver import connect
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT = corpus.load(ROOT)
+PROJECT = project.load()
 PAIRS = pairs.pairs(PROJECT)
 
 

@@ -10,11 +10,13 @@ import json
 import sys
 from pathlib import Path
 
+from project import every_clause_once
+
 from conformance import cli, outcomes
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "conformance" / "drivers" / "examples" / "minimal_driver.py"
-SLICE = ["--only", "reducer", "--only", "stats"]
+SLICE = [arg for case in every_clause_once("reducer", "stats") for arg in ("--only", case)]
 UNDECLARED = {"command review", "command contribute", "hold votes-ledger", "hold recall-log", "repeat",
               "seed votes", "seed upvoted", "seed log", "seed checkpoint"}
 SEEDS = {x for x in UNDECLARED if x.startswith("seed ")}

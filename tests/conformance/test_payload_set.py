@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import project
 import pytest
 
-from conformance import corpus
 from conformance.capabilities import action_of
 from reference.hook.agents import AGENTS
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = corpus.load(ROOT)
+CORPUS = project.load()
 
 # name -> the event its payload carries
 EVERY_AGENT = {

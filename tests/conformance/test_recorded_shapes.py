@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import project
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from conformance import cli, corpus, lint, recorded_shapes
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT = corpus.load(ROOT)
+PROJECT = project.load()
 RECORDED = sorted(n for n, p in PROJECT.payloads.items() if p.agent in recorded_shapes.agents())
 MATCHING = [n for n in RECORDED
             if recorded_shapes.check(PROJECT.payloads[n].agent, PROJECT.payloads[n].event,

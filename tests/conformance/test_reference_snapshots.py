@@ -19,16 +19,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import project
 import pytest
 import snapshots
 
-from conformance import corpus, expectations, lint, outcomes
+from conformance import expectations, lint, outcomes
 from conformance.case_runner import run_case
 from conformance.driver import connect
 from conformance.report_terminal import failure_block
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = corpus.load(ROOT)
+CORPUS = project.load()
 CASES = [s for s in CORPUS.scenarios if not lint.blocking(s, CORPUS)]
 EXPECTED = expectations.load(ROOT / "conformance" / "expectations" / "reference.toml")
 

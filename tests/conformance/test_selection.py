@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import project as project_corpus
 import pytest
 
 from conformance import cli, corpus, selection
@@ -90,7 +91,7 @@ def test_show_needs_a_selector():
 
 
 def test_every_case_area_clause_and_agent_of_the_project_selects_exactly_its_cases():
-    project = corpus.load(ROOT)
+    project = project_corpus.load()
     for scenario in project.scenarios:
         assert selection.select(project, [f"case:{scenario.id}"]) == [scenario]
     for area in {s.area for s in project.scenarios}:

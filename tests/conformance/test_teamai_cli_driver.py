@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import project
 import pytest
 import yaml
 
@@ -34,7 +35,7 @@ def cli(teamai_cli: str) -> Iterator[driver.Driver]:
 
 @pytest.fixture(scope="module")
 def loaded() -> corpus.Corpus:
-    return corpus.load(ROOT)
+    return project.load()
 
 
 def test_handshake_declares_only_what_0_25_has(cli, loaded):

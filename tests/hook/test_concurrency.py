@@ -15,10 +15,10 @@ from reference.hook import command as hook_command
 
 from ._support import ROOT, Cli
 
-CALLS = 500
+CALLS = 240
 WORKERS = 8
 # Under ``nox -s coverage`` every Python process a test starts measures coverage (the variables
-# below tell it to). Five hundred identical hook processes measure nothing the first few did not,
+# below tell it to). Hundreds of identical hook processes measure nothing the first few did not,
 # yet their tracing and their data files were a tenth of a full run's CPU: one call in MEASURED is
 # the console script, measured, while the others run beside it as the line ``hook-command`` prints
 # for agents (``-I -S``, no site: nothing can measure it, and it starts in half the time), so the
