@@ -82,9 +82,7 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
     now = now_micros(cfg.env)
     made = plan(cfg, session, now)
     base = made.view if made.used else None
-    result = ReduceResult(made.model.skipped + (base.header["bad"] if base is not None and base.header else 0))
-    result.pending = made.pending
-    result.checkpoint = "" if session is None else "used" if made.used else "full"
+    result = ReduceResult(made.pending, "" if session is None else "used" if made.used else "full")
     if made.decisions:
         commit.write(cfg, warn, made.decisions, stamp_micros(now), now, result)
     if session is not None:

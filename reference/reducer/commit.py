@@ -30,15 +30,14 @@ if TYPE_CHECKING:
 class ReduceResult:
     """What one reduce did."""
 
-    __slots__ = ("credited", "consumed", "pending", "skipped", "busy", "checkpoint")
+    __slots__ = ("credited", "consumed", "pending", "busy", "checkpoint")
 
-    def __init__(self, skipped: int = 0) -> None:
+    def __init__(self, pending: int, checkpoint: str) -> None:
         self.credited: list[tuple[str, str]] = []  # (root session, key) newly counted
         self.consumed = 0  # consumed lines appended
-        self.pending = 0  # reads it looked at that are still pending after it
-        self.skipped = skipped  # malformed lines met while reading
+        self.pending = pending  # reads it looked at that are still pending after it
         self.busy = False
-        self.checkpoint = ""  # how the Stop read the log: "used", "full" (none or not matching), "" (pull)
+        self.checkpoint = checkpoint  # how the Stop read the log: "used", "full" (none or not matching), "" (pull)
 
 
 def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], ts: str, now: int,

@@ -34,7 +34,7 @@ def test_odd_field_types_never_raise(tmp_path_factory, lines):
     lab = Lab(tmp_path_factory.mktemp("odd"))
     lab.write([run(0, "r1", "ses-a", [lab.doc("d1")]), *lines, evidence(5, "ses-a", lab.path("d1"))])
     res = lab.reduce()
-    assert lab.votes().get("d1", 0) <= 1 and res.skipped >= 0
+    assert lab.votes().get("d1", 0) <= 1 and res.credited in ([], [("ses-a", "d1")])
     model = reducer.load(lab.cfg())
     assert isinstance(stats.rows(model), list)
     json.dumps(stats.rows(model))
