@@ -6,7 +6,8 @@ to Python (fastjsonschema) answers "does it fit?" about ten times sooner, so it 
 only an instance it refuses goes to jsonschema, whose account of what is wrong the reports quote.
 jsonschema stays the judge: an instance it finds nothing wrong with fits, whatever the compiled
 check said. (The compiled check never accepts what jsonschema refuses: ``test_schema.py`` holds
-the two to that on every message and scenario of the corpus and on each of them broken.)
+the two to one verdict on the corpus's payloads, scenarios and protocol messages, whole and each
+broken in one place.)
 """
 
 from __future__ import annotations
