@@ -1,14 +1,14 @@
 """The compiled schema check never accepts what jsonschema refuses (``conformance/schema.py``).
 
-The instances are the corpus's own: every scenario and payload, and every protocol message a run
-of cases covering each command sends and receives; then each of them broken one place at a time
-(a value replaced by one of another type, a key removed, a key added).
+The instances are the corpus's own: every payload, a share of the scenarios, and every protocol
+message a run of cases covering each command sends and receives; then each of them broken one
+place at a time (a value replaced by one of another type, a key removed, a key added), and each
+key that a later draft's ``dependentRequired`` ties to another left alone.
 """
 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import project
@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from conformance import corpus, pool, protocol, schema
 from conformance.capabilities import action_of
 
-ROOT = Path(__file__).resolve().parents[2]
 CORPUS = project.load()
 REPLACEMENTS = (None, True, 0, -1, 1.5, "", "x" * 300, "2026-01-01T00:00:00Z", [], [1], {}, {"k": "v"})
 
@@ -88,6 +87,16 @@ def test_every_payload_and_a_share_of_the_scenarios_are_judged_alike():
         _agree(scenario.data, "scenario.schema.json")
     for payload in CORPUS.payloads.values():
         _agree(payload.data, "payload.schema.json")
+
+
+def test_a_key_left_without_the_key_it_depends_on_is_refused_both_ways():
+    """``isolates`` and ``twin`` come together (``dependentRequired``, which a draft-7 compiler
+    would ignore): a scenario keeping one of them alone is refused by both checks."""
+    paired = [s for s in CORPUS.scenarios if "isolates" in s.data and "twin" in s.data]
+    assert paired
+    for key in ("isolates", "twin"):
+        alone = {k: v for k, v in paired[0].data.items() if k != key}
+        assert not _agree(alone, "scenario.schema.json"), key
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
