@@ -100,13 +100,8 @@ def _keep_checkpoint(cfg: Config, warn: Callable[[str], None], made: Plan, now: 
     try:
         if made.compact:
             fields, body = keep.compact(made.lines, made.model, now, base)
+            checkpoint.save(cfg.active, view, fields, body)
         else:
-            fields, added = keep.grown(view)
-            if checkpoint.add(cfg.active, view, fields, added):
-                return
-            fields.update(digest="\n".join(checkpoint.dropped_ids(view.digest)),
-                          makers=view.makers.blob.split(b"\n")[:-1])
-            body = view.kept + added
-        checkpoint.save(cfg.active, view, fields, body)
+            checkpoint.add(cfg.active, view, *keep.grown(view))
     except OSError as exc:
         warn(f"could not write the reducer's checkpoint ({exc}); the next Stop reads the whole log")

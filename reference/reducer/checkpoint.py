@@ -391,33 +391,32 @@ def _fields(view: View, fields: dict[str, Any], digest: int, makers: int, kept: 
     return head
 
 
-def add(scope: Scope, view: View, fields: dict[str, Any], added: bytes) -> bool:
+def add(scope: Scope, view: View, fields: dict[str, Any], added: bytes) -> None:
     """Add the lines a Stop read to the checkpoint it read them through, in place: the lines after
-    the kept ones, then the header. True when that is done, or need not be: another reduce wrote the
-    file since it was read, or is writing it (its checkpoint stands; a stale one is only slower).
-    False when the file cannot be written in place (it cannot be opened, or the header would not
-    fit): the caller writes it whole."""
+    the kept ones, then the header. Nothing is written when another reduce wrote the file since it
+    was read or is writing it (its checkpoint stands), nor when the file cannot be written in place
+    (it is gone, or the header would not fit): the checkpoint as it was still describes the log it
+    names, so it only makes the next Stop read more lines, until one works the lines out again."""
     stored, header = view.file, view.header
     if stored is None or view.identity is None or header is None:
-        return False
+        return
     head = _fields(view, fields, header["digest"], header["makers"], header["kept"] + len(added))
     line = header_line(head)
     if line is None:
-        return False
+        return
     try:
         fd = os.open(scope.checkpoint_path, os.O_RDWR)
     except OSError:
-        return False
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != stored.identity or _pread(fd, 0, HEAD) != stored.head:
-            return True  # another reduce wrote it first: its checkpoint stands
+            return  # another reduce wrote it first: its checkpoint stands
         write_at(fd, added, stored.end)
         os.ftruncate(fd, stored.end + len(added))
         write_at(fd, line, 0)
-        return True
     except OSError:
-        return True  # busy or failing: the checkpoint as it was still describes the log it names
+        return  # busy or failing: the checkpoint as it was still describes the log it names
     finally:
         os.close(fd)

@@ -239,5 +239,6 @@ def test_a_stop_leaves_alone_a_checkpoint_another_reduce_wrote_after_it_read_it(
     assert _stop(lab, 70, session="ses-b").checkpoint == "used"  # the other Stop writes first
     written = open(path, "rb").read()
     fields, added = keep.grown(late.view)
-    assert added and checkpoint.add(lab.cfg().active, late.view, fields, added)
+    assert added
+    checkpoint.add(lab.cfg().active, late.view, fields, added)
     assert open(path, "rb").read() == written
