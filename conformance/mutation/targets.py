@@ -4,7 +4,10 @@ One list, of glob patterns relative to the repository root, so a module that is 
 is followed by editing one line. ``path::name,name`` restricts a module to some of its top-level
 functions (recall's run record, not its search). Modules that only move bytes (storage, the CLI,
 the index) are left out: their faults show up as crashes of every scenario, which says nothing
-about the corpus.
+about the corpus. So are the reference's own file formats (the per-session ledger's file,
+``upvoted_file``): a scenario gives state only in the formats the spec defines (SCENARIOS.md,
+"Existing state"), so no scenario can spell a spoilt or older file of one implementation; the
+unit tests judge those.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ PATTERNS: tuple[str, ...] = (
     # and what it writes
     "reference/reducer/__init__.py",
     "reference/reducer/*.py",
-    "reference/upvoted.py",
+    "reference/upvoted.py",  # its rule; its file (upvoted_file.py) is the reference's own format, as storage is
     "reference/ledger.py",
     "reference/retention.py",
     # recall's run record and its text

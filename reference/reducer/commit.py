@@ -1,8 +1,8 @@
 """Writing what was decided, in an order that never counts a read twice.
 
-1. Under the votes ledger's lock: the per-session ledger (``upvoted.py``), then the votes ledger
-   (``ledger.raising``: ``upvoted_count`` and ``last_upvoted_at`` of each new credit). A read
-   the per-session ledger names as counted (its consumed line was lost) is not weighed again: it
+1. Under the votes ledger's lock: the per-session ledger (``upvoted.py``, in its file
+   ``upvoted_file.py``), then the votes ledger (``ledger.raising``: ``upvoted_count`` and
+   ``last_upvoted_at`` of each new credit). A read the per-session ledger names as counted (its consumed line was lost) is not weighed again: it
    is marked as the credit it was, under the root it was counted under, even when a link written
    since moved it elsewhere; a credit the ledger blocks is not counted again.
 2. One append of a ``consumed`` line for every decided read, credited or covered.
@@ -16,7 +16,7 @@ failure between the two ledgers loses that reduce's new votes rather than ever d
 
 from __future__ import annotations
 
-from .. import upvoted
+from .. import upvoted, upvoted_file
 from ..storage import Busy, lock_wait
 from .credit import Decision, consumed_line
 
@@ -51,7 +51,7 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
             from .. import ledger
 
             with ledger.raising(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as tally:
-                guard = upvoted.load(scope.upvoted_path, ts, warn, _sessions(decisions), now)
+                guard = upvoted_file.load(scope.upvoted_path, ts, warn, _sessions(decisions), now)
                 decisions = list(decisions)
                 for i, d in enumerate(decisions):
                     read, key = d.match.read, d.match.key
@@ -65,7 +65,7 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
                         upvoted.remember(guard, read.root, key, read.ident, ts)
                         tally.add(key, "upvoted_count", "last_upvoted_at", ts)
                         result.credited.append((read.root, key))
-                upvoted.save(scope.upvoted_path, guard, now)
+                upvoted_file.save(scope.upvoted_path, guard, now)
     except Busy as exc:
         warn(f"{exc.what} stayed locked for {wait:g}s; the reads stay pending and the next Stop or pull "
              "credits them")
@@ -92,6 +92,6 @@ def _sessions(decisions: list[Decision]) -> set[str]:
 def _any_counted(path: str, decisions: list[Decision]) -> bool:
     """Whether the per-session ledger names one of these (covered) reads as counted: its consumed
     line was lost, and a link written since moved it under a root that had the doc already."""
-    guard = upvoted.peek(path, _sessions(decisions))
+    guard = upvoted_file.peek(path, _sessions(decisions))
     return any(upvoted.counted(guard, d.match.read.ident, d.match.key) is not None for d in decisions)
 

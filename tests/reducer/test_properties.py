@@ -36,7 +36,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule, run_state_machine_as_test
 
-from reference import clock, reducer, retention, runlog, upvoted
+from reference import clock, reducer, retention, runlog, upvoted_file
 from reference.clock import parse_instant
 from reference.reducer import checkpoint, model
 
@@ -44,7 +44,7 @@ from . import logs
 from .conftest import Lab
 from .histories import DAY, DOCS, ROOTS, History, counts, short_shares
 
-FAILURES = {"per-session ledger": (upvoted, "write_atomic"), "consumed lines": (runlog, "append_bytes"),
+FAILURES = {"per-session ledger": (upvoted_file, "write_atomic"), "consumed lines": (runlog, "append_bytes"),
             "checkpoint": (checkpoint, "write_atomic")}
 # The least share of histories that must reach each case (with late lines among the rules, turns
 # are rarer than in test_schedules.py, which holds the reducer's branches to more). Repeated runs

@@ -6,7 +6,7 @@ import json
 import os
 import random
 
-from reference import reducer, storage, upvoted
+from reference import reducer, storage, upvoted_file
 from reference.reducer import logread
 
 from .logs import claim, doc, evidence, link, run
@@ -215,7 +215,7 @@ def test_per_session_ledger_stops_a_second_credit_when_consumed_lines_were_lost(
     res = lab.reduce(at=200)
     assert res.credited == [] and res.consumed == 1
     assert lab.votes() == {"d1": 1}
-    sessions = upvoted.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append).sessions
+    sessions = upvoted_file.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append).sessions
     assert list(sessions) == ["ses-a"] and "d1" in sessions["ses-a"]
 
 

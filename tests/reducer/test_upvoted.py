@@ -9,7 +9,7 @@ from unittest import mock
 
 import pytest
 
-from reference import clock, ledger, upvoted
+from reference import clock, ledger, upvoted, upvoted_file
 
 from .logs import evidence, link, run, ts
 
@@ -19,7 +19,7 @@ HOUR, DAY = 3600, 24 * 3600
 
 
 def _sessions(lab):
-    return upvoted.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append).sessions
+    return upvoted_file.load(lab.cfg().active.upvoted_path, "x", lab.warnings.append).sessions
 
 
 def test_an_entry_remembers_the_crediting_read_and_when_it_was_credited(lab):
@@ -95,13 +95,13 @@ def test_entries_expire_a_day_after_they_were_written(lab):
     lab.append([run(2 * DAY, "r3", "ses-b", [lab.doc("d3")]), evidence(2 * DAY + 5, "ses-b", lab.path("d3"))])
     lab.reduce(at=2 * DAY + 10)  # credits d3
     path = lab.cfg().active.upvoted_path
-    fresh = upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY - 1))
+    fresh = upvoted_file.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY - 1))
     assert upvoted.blocks(fresh, "ses-a", "d1", _at(120))  # a second before it expires
-    old = upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY))
+    old = upvoted_file.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY))
     assert not upvoted.blocks(old, "ses-a", "d1", _at(120))  # ignored from then on, still in the file
     assert upvoted.blocks(old, "ses-b", "d3", _at(2 * DAY + 60))
     old.rewrite = True  # written whole (as once the file has doubled), it is left out
-    upvoted.save(path, old, _at(2 * DAY + 20))
+    upvoted_file.save(path, old, _at(2 * DAY + 20))
     assert _sessions(lab) == {"ses-b": {"d3": {"read": ts(2 * DAY + 5), "credited": ts(2 * DAY + 10)}}}
 
 
@@ -145,11 +145,11 @@ def test_counted_reads_expire_with_their_entries(lab):
     lab.reduce(at=2 * DAY + 10)
     path = lab.cfg().active.upvoted_path
     read = (ts(60), "ses-a", lab.path("d1"))
-    assert upvoted.counted(upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY - 1)), read, "d1") == "ses-a"
-    credits = upvoted.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY))
+    assert upvoted.counted(upvoted_file.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY - 1)), read, "d1") == "ses-a"
+    credits = upvoted_file.load(path, "x", lab.warnings.append, now=_at(HOUR + DAY))
     assert upvoted.counted(credits, read, "d1") is None
     credits.rewrite = True
-    upvoted.save(path, credits, _at(2 * DAY + 20))
+    upvoted_file.save(path, credits, _at(2 * DAY + 20))
     lines = [json.loads(line) for line in open(path).read().splitlines()[1:]]
     assert [(r["session"], r["key"]) for r in lines if r["kind"] == "read"] == [("ses-b", "d3")]
 
@@ -158,9 +158,9 @@ def _credited(lab, session, key, seconds):
     """Put a credit straight into the per-session ledger, as a Stop's reduce writes it."""
     path = lab.cfg().active.upvoted_path
     lab.log_path.parent.mkdir(parents=True, exist_ok=True)
-    credits = upvoted.load(path, "x", lab.warnings.append, {session})
+    credits = upvoted_file.load(path, "x", lab.warnings.append, {session})
     upvoted.remember(credits, session, key, (ts(seconds), session, f"/t/{key}.md"), ts(seconds + 1))
-    upvoted.save(path, credits, _at(seconds + 1))
+    upvoted_file.save(path, credits, _at(seconds + 1))
 
 
 def test_a_stop_decodes_only_the_sessions_it_asks_about_and_appends(lab):
@@ -168,11 +168,11 @@ def test_a_stop_decodes_only_the_sessions_it_asks_about_and_appends(lab):
         _credited(lab, f"ses-{i}", "d1", 100 + i)
     path = lab.cfg().active.upvoted_path
     before = open(path, "rb").read()
-    credits = upvoted.load(path, "x", lab.warnings.append, {"ses-1"})
+    credits = upvoted_file.load(path, "x", lab.warnings.append, {"ses-1"})
     assert not credits.whole and list(credits.sessions) == ["ses-1"]
     assert [ident[1] for ident, _ in credits.reads] == ["ses-1"]
     upvoted.remember(credits, "ses-1", "d2", (ts(200), "ses-1", "/t/d2.md"), ts(201))
-    upvoted.save(path, credits, _at(201))
+    upvoted_file.save(path, credits, _at(201))
     after = open(path, "rb").read()
     assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 2  # appended
     assert set(_sessions(lab)["ses-1"]) == {"d1", "d2"} and set(_sessions(lab)) == {"ses-0", "ses-1", "ses-2"}
@@ -196,8 +196,8 @@ def test_a_file_that_has_doubled_is_written_whole_without_replaced_or_expired_li
     head = json.loads(open(path).readline())
     lines = open(path).read().splitlines()
     assert head["version"] == 4 and len(lines) < 400  # it was written whole on the way
-    assert os.path.getsize(path) <= 2 * head["compacted"] + upvoted.SLACK + 1000
-    credits = upvoted.load(path, "x", lab.warnings.append)
+    assert os.path.getsize(path) <= 2 * head["compacted"] + upvoted_file.SLACK + 1000
+    credits = upvoted_file.load(path, "x", lab.warnings.append)
     assert credits.sessions == {"ses-a": {"d1": {"read": ts(100 + 2 * DAY * 399), "credited": ts(101 + 2 * DAY * 399)}}}
 
 
@@ -211,4 +211,4 @@ def test_a_version_3_file_is_read_and_written_again_as_version_4(lab):
     _credited(lab, "ses-b", "d2", 100)
     assert json.loads(open(path).readline())["version"] == 4
     assert set(_sessions(lab)) == {"ses-a", "ses-b"}
-    assert upvoted.counted(upvoted.load(path, "x", lab.warnings.append), (ts(10), "ses-a", "/t/d1.md"), "d1") == "ses-a"
+    assert upvoted.counted(upvoted_file.load(path, "x", lab.warnings.append), (ts(10), "ses-a", "/t/d1.md"), "d1") == "ses-a"
