@@ -17,8 +17,8 @@ the consumed line of a counted read is lost and a link written meanwhile moves t
 another root, the retry must not weigh the read again (a second vote, or a vote no credited
 line accounts for) but mark it consumed as the credit it already was.
 
-The file that holds it (JSON lines, older versions, a spoilt file set aside) is
-``upvoted_file.py``'s: no implementation shows its format, only what it decides.
+Its file (JSON lines, the older versions, a spoilt file set aside) is ``upvoted_file.py``: what
+an implementation shows is what the ledger decides, never how it spells it on disk.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 1. Under the votes ledger's lock: the per-session ledger (``upvoted.py``, in its file
    ``upvoted_file.py``), then the votes ledger (``ledger.raising``: ``upvoted_count`` and
-   ``last_upvoted_at`` of each new credit). A read the per-session ledger names as counted (its consumed line was lost) is not weighed again: it
-   is marked as the credit it was, under the root it was counted under, even when a link written
-   since moved it elsewhere; a credit the ledger blocks is not counted again.
+   ``last_upvoted_at`` of each new credit). A read the per-session ledger names as counted (its
+   consumed line was lost) is not weighed again: it is marked as the credit it was, under the
+   root it was counted under, even when a link written since moved it elsewhere; a credit the
+   ledger blocks is not counted again.
 2. One append of a ``consumed`` line for every decided read, credited or covered.
 3. The checkpoint (``checkpoint.py``), last: it describes the log up to where it was read, so a
    checkpoint that is not written, or written before the consumed lines land, is only slower.
