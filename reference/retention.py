@@ -247,7 +247,8 @@ def _protected(log: _Log, now: int) -> set[int]:
 def _run_id(log: _Log, at: int) -> str | None:
     if at in log.records:
         return text(log.records[at].get("run"))
-    return run_of(log.lines[at])
+    found = run_of(log.lines[at])
+    return found if found is not None else text(log.record(at).get("run"))
 
 
 def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,

@@ -117,6 +117,9 @@ def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[di
     # Claims: the first of each kept run, the first of each run id no run line names (from the
     # horizon's day on), and those that name the recall subagent of a dropped run.
     marked = {run_of(line) for line in lines.raw["claim"] if maybe_recall_subagent(line, b'"agent_type":', absent=False)}
+    # a claim whose run id the bytes cannot read may name the recall subagent too
+    marked |= {text(rec.get("run")) for rec in lines.decode("claim", [line for line in lines.raw["claim"]
+                                                                       if run_of(line) is None])}
     needed = kept_ids | {text(rec.get("run")) for rec in dropped_runs} | (marked & dropped)
     first = first_claims(lines.decode("claim", [line for line in lines.raw["claim"] if (run_id := run_of(line)) is None
                                                 or run_id in needed or run_id not in run_ids])

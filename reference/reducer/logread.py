@@ -312,12 +312,16 @@ def session_of(line: bytes) -> str | bytes | None:
 
 
 def run_of(line: bytes) -> str | None:
-    """The first ``"run"`` value of a raw line (run, claim and consumed lines name one)."""
+    """The first ``"run"`` value of a raw line (run, claim and consumed lines name one); None when
+    there is none or it is spelt with an escape (the caller then decodes the line)."""
     at = line.find(b'"run":"')
     if at < 0:
         return None
     end = line.find(b'"', at + 7)
-    return line[at + 7:end].decode("utf-8", "replace") if end > 0 else None
+    if end < 0:
+        return None
+    value = line[at + 7:end]
+    return None if b"\\" in value else value.decode("utf-8", "replace")
 
 
 def path_values(blob: bytes, comparable: Callable[[str], str]) -> list[str]:

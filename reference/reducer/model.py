@@ -152,8 +152,9 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
         wanted = [line for line, when, run_id, root in index.lines
                   if when is None or run_id is None or run_id in marked or _near(times.get(root, []), when)]
     # (a run line in another spelling was decoded when read: its claims are wanted as well)
-    model.first = claims_for(lines, {run_of(line) for line in wanted} | {rec.get("run") for rec in lines.done["run"]})
-    _runs(model, lines.decode("run", wanted) + lines.done["run"], makers)
+    runs = lines.decode("run", wanted) + lines.done["run"]
+    model.first = claims_for(lines, {rec.get("run") for rec in runs})
+    _runs(model, runs, makers)
 
     # The credits that can cover them: consumed lines of their roots within 24 h of one of them.
     near = []
@@ -297,7 +298,9 @@ class RunIndex:
 
     def __init__(self, lines: Lines, roots: Roots) -> None:
         self._raw = lines.raw
-        self._done_claims = lines.done["claim"]
+        # claims in another spelling, and those whose run id the bytes cannot read, decoded
+        self._done_claims = lines.done["claim"] + lines.decode(
+            "claim", [line for line in lines.raw["claim"] if run_of(line) is None])
         first: dict[str, tuple[str, str | None]] = {}  # run id -> (ts, session or None: unclear)
         for line in lines.raw["claim"]:
             run_id, ts, session = run_of(line), stamp_of(line, "claim"), session_of(line)
@@ -307,7 +310,7 @@ class RunIndex:
                 ts, session = "", None  # unclear: it may be the first claim
             if run_id not in first or (ts, session or "") < (first[run_id][0], first[run_id][1] or ""):
                 first[run_id] = (ts, session)
-        for rec in lines.done["claim"]:
+        for rec in self._done_claims:
             if isinstance(rec.get("run"), str):
                 first[rec["run"]] = ("", None)
         self.lines: list[tuple[bytes, int | None, str | None, str | None]] = []  # (line, ts, run id, root)

@@ -52,3 +52,18 @@ def test_failed_append_after_the_ledgers_never_votes_twice(lab):
     assert again.credited == [] and again.consumed == 1
     assert lab.votes() == {"d1": 1}
     assert lab.consumed()[0]["credited"] is True
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="abc-0123456789", min_size=1, max_size=12), st.sampled_from(["run", "claim", "consumed"]))
+def test_a_run_id_spelt_with_an_escape_is_left_to_the_decoder(run_id, kind):
+    """The bytes are read only where they spell the id plainly: an escaped character (valid JSON,
+    the same id once decoded) makes the cheap read say "unsure", never a different id."""
+    from reference.reducer.logread import run_of
+
+    plain = f'{{"kind":"{kind}","ts":"2026-11-30T09:00:00.000Z","run":"{run_id}","session":"s"}}'.encode()
+    escaped = plain.replace(f'"run":"{run_id}"'.encode(),
+                            b'"run":"' + "".join(f"\\u{ord(c):04x}" for c in run_id).encode() + b'"')
+    assert run_of(plain) == run_id
+    assert json.loads(escaped)["run"] == run_id
+    assert run_of(escaped) is None
