@@ -153,7 +153,7 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
                   if when is None or run_id is None or run_id in marked or _near(times.get(root, []), when)]
     # (a run line in another spelling was decoded when read: its claims are wanted as well)
     runs = lines.decode("run", wanted) + lines.done["run"]
-    model.first = claims_for(lines, {rec.get("run") for rec in runs})
+    model.first = claims_for(lines, {rec["run"] for rec in runs if isinstance(rec.get("run"), str)})
     _runs(model, runs, makers)
 
     # The credits that can cover them: consumed lines of their roots within 24 h of one of them.
