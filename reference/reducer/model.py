@@ -298,18 +298,19 @@ class RunIndex:
 
     def __init__(self, lines: Lines, roots: Roots) -> None:
         self._raw = lines.raw
-        # claims in another spelling, and those whose run id the bytes cannot read, decoded
-        self._done_claims = lines.done["claim"] + lines.decode(
-            "claim", [line for line in lines.raw["claim"] if run_of(line) is None])
         first: dict[str, tuple[str, str | None]] = {}  # run id -> (ts, session or None: unclear)
+        odd: list[bytes] = []  # claims whose run id the bytes cannot read
         for line in lines.raw["claim"]:
             run_id, ts, session = run_of(line), stamp_of(line, "claim"), session_of(line)
             if run_id is None:
+                odd.append(line)
                 continue
             if ts is None or not isinstance(session, str):
                 ts, session = "", None  # unclear: it may be the first claim
             if run_id not in first or (ts, session or "") < (first[run_id][0], first[run_id][1] or ""):
                 first[run_id] = (ts, session)
+        # claims in another spelling, and those whose run id the bytes cannot read, decoded
+        self._done_claims = lines.done["claim"] + lines.decode("claim", odd)
         for rec in self._done_claims:
             if isinstance(rec.get("run"), str):
                 first[rec["run"]] = ("", None)
