@@ -64,7 +64,8 @@ def test_loads_reads_and_refuses_what_json_does(data: str | bytes) -> None:
 
 EVIDENCE_ID = re.compile(rb'\{"kind":"evidence","ts":"([^"\\\n]*)","session":"([^"\\\n]*)",'
                          rb'"agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"')
-CONSUMED_ID = re.compile(rb'"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)","path":"([^"\\\n]*)"\}')
+CONSUMED_ID = re.compile(rb'(?s)^(?:.[^{]*?)?"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)",'
+                         rb'"path":"([^"\\\n]*)"\}')  # outside any nested object
 DRIVE_PATH = re.compile(rb'"path":"[A-Za-z]:')
 
 _piece = st.sampled_from([b'{"kind":"evidence","ts":"', b'","session":"', b'","agent":', b'null', b'"claude"',
@@ -94,7 +95,7 @@ _plain = st.text(alphabet="abc/:.- é", max_size=6)
 def test_identities_read_from_bytes_match_the_patterns(line: bytes) -> None:
     found = EVIDENCE_ID.match(line)  # the log's evidence lines start with their kind
     assert logread.evidence_id(line) == (found.groups() if found else None)
-    found = CONSUMED_ID.search(line)
+    found = CONSUMED_ID.match(line)
     assert logread.consumed_id(line) == (found.groups() if found else None)
     assert model._drive_path(line) == (DRIVE_PATH.search(line) is not None)
 

@@ -34,6 +34,7 @@ from ..corpus import Corpus
 from .operators import Mutant
 
 KILLED, TIMEOUT, SURVIVED, UNCOVERED = "killed", "timeout", "survived", "uncovered"
+LISTED = "listed"  # listed as equivalent and, unless asked, not judged
 
 
 @dataclass

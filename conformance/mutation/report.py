@@ -2,8 +2,9 @@
 
 Score = killed / (mutants − equivalent), where killed includes timeouts and a survivor is a
 mutant the corpus let through, whether no scenario reached its line (``uncovered``) or every
-scenario that did still passed. Mutants listed as equivalent are counted apart; one the corpus
-kills anyway is counted as killed and named, as is a listed id that matches no mutant.
+scenario that did still passed. Mutants listed as equivalent are counted apart and, unless asked
+(``--recheck-equivalents``), not judged again once their code has changed; one the corpus kills
+anyway is counted as killed and named, as is a listed id that matches no mutant.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .judge import KILLED, SURVIVED, TIMEOUT, UNCOVERED, Verdict
+from .judge import KILLED, LISTED, SURVIVED, TIMEOUT, UNCOVERED, Verdict
 from .operators import Mutant
 
 TARGET = 0.90
@@ -92,8 +93,10 @@ def terminal(rows: list[Row], header: str, stale: list[str], killed_equivalents:
     out = [header, "", *table(rows), ""]
     ran = _judged_now(rows)
     cached = sum(1 for r in rows if r.cached)
+    unjudged = _unjudged(rows)
     out.append(f"{len(rows)} mutants, {ran} judged now, {cached} taken from the cache, "
-               f"{len(rows) - ran - cached} reached by no scenario; {seconds:.0f}s")
+               f"{len(rows) - ran - cached - unjudged} reached by no scenario, {unjudged} listed as equivalent and "
+               f"not judged (--recheck-equivalents judges them); {seconds:.0f}s")
     if survivors:
         out.append(f"{len(survivors)} survivors (their changes are in {report_path}):")
         for r in survivors[:40]:
@@ -110,7 +113,8 @@ def terminal(rows: list[Row], header: str, stale: list[str], killed_equivalents:
 def markdown(rows: list[Row], header: str, stale: list[str], killed_equivalents: list[Row], seconds: float) -> str:
     out = ["# Mutation report", "", header, "", "```", *table(rows), "```", "",
            f"Judged in {seconds:.0f}s ({_judged_now(rows)} mutants run now, {sum(1 for r in rows if r.cached)} "
-           "verdicts from the cache, the rest reached by no scenario).",
+           f"verdicts from the cache, {_unjudged(rows)} listed as equivalent and not judged, the rest reached by "
+           "no scenario).",
            ""]
     survivors = [r for r in rows if r.counted_survivor]
     out += [f"## Survivors ({len(survivors)})", ""]
@@ -133,7 +137,11 @@ def markdown(rows: list[Row], header: str, stale: list[str], killed_equivalents:
 
 
 def _judged_now(rows: list[Row]) -> int:
-    return sum(1 for r in rows if not r.cached and r.verdict.status != UNCOVERED)
+    return sum(1 for r in rows if not r.cached and r.verdict.status not in (UNCOVERED, LISTED))
+
+
+def _unjudged(rows: list[Row]) -> int:
+    return sum(1 for r in rows if r.verdict.status == LISTED)
 
 
 def jsonl(rows: list[Row]) -> str:
@@ -146,4 +154,4 @@ def jsonl(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["KILLED", "SURVIVED", "TIMEOUT", "UNCOVERED", "Row", "Tally", "markdown", "jsonl", "tallies", "terminal"]
+__all__ = ["KILLED", "LISTED", "SURVIVED", "TIMEOUT", "UNCOVERED", "Row", "Tally", "markdown", "jsonl", "tallies", "terminal"]

@@ -29,7 +29,7 @@ from typing import Any
 from .. import corpus as corpus_mod
 from . import equivalents, operators, report, targets, tracing
 from .cache import Cache, mutant_key
-from .judge import KILLED, SURVIVED, TIMEOUT, UNCOVERED, Job, Verdict, dependents, run_jobs
+from .judge import KILLED, LISTED, SURVIVED, TIMEOUT, UNCOVERED, Job, Verdict, dependents, run_jobs
 from .operators import Mutant
 from .plan import Plan
 
@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when the overall score is below this")
     p.add_argument("--list", action="store_true", help="list the mutants (id, place, change) and judge nothing")
     p.add_argument("--show", metavar="ID", help="print one mutant's change and the scenarios that reach it")
+    p.add_argument("--recheck-equivalents", action="store_true",
+                   help="judge the mutants listed as equivalent too (by default a listed mutant with no verdict "
+                        "for this code is left unjudged: it can only cost time)")
     p.add_argument("--no-nice", action="store_true", help="do not lower this process's priority")
     return p
 
@@ -128,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.writelines(f"  {c}\n" for c in reach)
         return EXIT_OK
 
-    rows, seconds = _judge(root, mutants, trees, sources, plan, by_case, hashes, cache, listed, corpus, args.jobs)
+    rows, seconds = _judge(root, mutants, trees, sources, plan, by_case, hashes, cache, listed, corpus, args.jobs,
+                           args.recheck_equivalents)
     cache.compact()
     elapsed = time.monotonic() - started
     kind = (f"sample of {len(mutants)} of {len(every)} mutants (seed {args.seed})" if args.sample is not None
@@ -195,7 +199,7 @@ def _preload(root: Path) -> None:
 
 def _judge(root: Path, mutants: list[Mutant], trees: dict[str, ast.Module], sources: dict[str, str], plan: Plan,
            by_case: dict[str, dict[str, Any]], hashes: dict[str, str], cache: Cache, listed: dict[str, str],
-           corpus: corpus_mod.Corpus, workers: int) -> tuple[list[report.Row], float]:
+           corpus: corpus_mod.Corpus, workers: int, recheck: bool = False) -> tuple[list[report.Row], float]:
     started = time.monotonic()
     baseline = {c: str(t["outcome"]) for c, t in by_case.items()}
     duration = {c: float(t["duration"]) for c, t in by_case.items()}
@@ -209,6 +213,9 @@ def _judge(root: Path, mutants: list[Mutant], trees: dict[str, ast.Module], sour
             verdicts[m.id] = (Verdict(UNCOVERED), False)
             continue
         old = cache.verdict(key)
+        if old is None and m.id in listed and not recheck:
+            verdicts[m.id] = (Verdict(LISTED), False)  # a reviewed equivalent: judging it would run every scenario
+            continue
         todo = sorted(reach)
         if old is not None:
             judged: dict[str, str] = dict(old.get("judged") or {})

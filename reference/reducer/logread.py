@@ -174,6 +174,16 @@ def consumed_identity(rec: Record) -> EvidenceId | None:
     return identity(ev) if isinstance(ev, dict) else None
 
 
+def _outermost(line: bytes, at: int) -> bool:
+    """Whether the key at ``at`` belongs to the line's own object: no other object opens before it.
+
+    In JSON a quote, a name and a quote followed by a colon can only be a key (a quote inside a
+    string is escaped), but it may be the key of a nested object (an extra field an implementation
+    added, holding the same names); the decoder reads the outer one. A ``{`` inside a string before
+    the key only makes the reader decline."""
+    return line.find(b"{", 1, at) < 0
+
+
 def _value_at(line: bytes, at: int) -> tuple[bytes, int] | None:
     """The plain string value starting at ``at`` (no escape, no quote, no newline) and the index
     of its closing quote."""
@@ -222,16 +232,13 @@ def evidence_id(line: bytes) -> tuple[bytes, ...] | None:
 
 
 def consumed_id(line: bytes) -> tuple[bytes, ...] | None:
-    """(ts, session, path) of the read a consumed line settles, from its bytes: the first
-    ``"evidence":{"ts":"…","session":"…","path":"…"}`` in it with plain values; None when there is
-    none (the line is then decoded)."""
+    """(ts, session, path) of the read a consumed line settles, from its bytes: its
+    ``"evidence":{"ts":"…","session":"…","path":"…"}`` with plain values, outside any other object;
+    None otherwise (the line is then decoded)."""
     at = line.find(_CONSUMED_HEAD)
-    while at >= 0:
-        found = _consumed_at(line, at + len(_CONSUMED_HEAD))
-        if found is not None:
-            return found
-        at = line.find(_CONSUMED_HEAD, at + 1)
-    return None
+    if at < 0 or not _outermost(line, at):
+        return None
+    return _consumed_at(line, at + len(_CONSUMED_HEAD))
 
 
 def _consumed_at(line: bytes, at: int) -> tuple[bytes, ...] | None:
@@ -250,21 +257,17 @@ def _consumed_at(line: bytes, at: int) -> tuple[bytes, ...] | None:
 # The same readers as patterns, for reads of many lines (``pull``, a Stop with no checkpoint): one
 # ``findall`` over them all is far quicker than a call per line, and ``re`` is then a small part of
 # the cost. ``_PATTERNS`` read one line (``match``); ``_ACROSS`` read lines joined by line breaks,
-# each match within one line and at most one per line (the evidence form starts at a line break, the
-# consumed form runs on to the end of its line), so the matches line up with the lines when there
-# are as many. Both begin with fixed bytes, which the regex engine finds without trying every
-# position. ``tests/test_string_readers.py`` holds them to agree with the readers.
+# each match starting at a line break and within one line, so at most one per line, and the matches
+# line up with the lines when there are as many. ``tests/test_string_readers.py`` holds them to agree with the readers.
 #
 # What follows an evidence line's ts, up to its path (``retention`` reads it with every line's ts).
 EVIDENCE_TAIL = rb',"session":"([^"\\\n]*)","agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"'
 _PATTERNS = {
     "evidence": rb'(?m)^\{"kind":"evidence","ts":"([^"\\\n]*)"' + EVIDENCE_TAIL,
-    "consumed": rb'(?m)^[^\n]*?"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)","path":"([^"\\\n]*)"\}',
+    "consumed": (rb'(?m)^(?:[^\n][^{\n]*?)?"evidence":\{"ts":"([^"\\\n]*)","session":"([^"\\\n]*)",'
+                 rb'"path":"([^"\\\n]*)"\}'),
 }
-_ACROSS = {
-    "evidence": b"\n" + _PATTERNS["evidence"].removeprefix(b"(?m)^"),
-    "consumed": _PATTERNS["consumed"].removeprefix(b"(?m)^[^\\n]*?") + b"[^\\n]*",
-}
+_ACROSS = {kind: b"\n" + found.removeprefix(b"(?m)^") for kind, found in _PATTERNS.items()}
 MANY = 256  # lines from which a pattern reads them
 _COMPILED: dict[str, Any] = {}
 
@@ -297,7 +300,7 @@ def session_of(line: bytes) -> str | bytes | None:
     """The ``session`` value of a raw run line without decoding it: a str, None for null, or the
     raw line itself when the cheap read is not sure (then the caller decodes it)."""
     at = line.find(b'"session":')
-    if at < 0:
+    if at < 0 or not _outermost(line, at):
         return line
     rest = line[at + 10:at + 14]
     if rest == b"null":
@@ -312,10 +315,11 @@ def session_of(line: bytes) -> str | bytes | None:
 
 
 def run_of(line: bytes) -> str | None:
-    """The first ``"run"`` value of a raw line (run, claim and consumed lines name one); None when
-    there is none or it is spelt with an escape (the caller then decodes the line)."""
+    """The ``"run"`` value of a raw line (run, claim and consumed lines name one); None when there
+    is none, it is spelt with an escape or it may belong to a nested object (the caller then decodes
+    the line)."""
     at = line.find(b'"run":"')
-    if at < 0:
+    if at < 0 or not _outermost(line, at):
         return None
     end = line.find(b'"', at + 7)
     if end < 0:
@@ -329,6 +333,8 @@ def path_values(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
     quicker than a regular expression over a megabyte of lines)."""
     out: list[str] = []
     needle = b'"path":"'
+    if blob.count(needle) != blob.count(b'"path"'):  # a path key spelt with a space, or not a string
+        return _decoded_paths(blob, comparable)
     at = blob.find(needle)
     while at >= 0:
         start = at + 8
@@ -364,6 +370,8 @@ def maybe_recall_subagent(line: bytes, field: bytes, absent: bool) -> bool:
     at = line.find(field)
     if at < 0:
         return absent
+    if line.find(field, at + 1) >= 0:
+        return True  # the name twice: one of them is in a nested object
     value = line[at + len(field):at + len(field) + 15]
     return value == b'"teamai-recall"' or not (value.startswith(b"null") or value.startswith(b'"'))
 

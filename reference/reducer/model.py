@@ -127,13 +127,15 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
         wanted = _runs_for_few(lines, model, times, needles)
     else:
         # An exact read of a path that no run of its root printed in the 24 h before it cannot adopt:
-        # leave it undecoded. Which session a run belongs to is read from the bytes here.
+        # leave it undecoded. Which session a run belongs to is read from the bytes here. (A line
+        # ``evidence_id`` reads has its actor as its one nested object; a second one could be the
+        # object that says ``"exact":true``, and the line is then decoded.)
         if len(lines.raw["run"]) + len(lines.raw["evidence"]) > 2000:
             import datetime  # noqa: F401 - a long log: clock.micros then uses its C parser
         index = RunIndex(lines, roots)
         useful = []
         for line, raw_id in unconsumed:
-            if raw_id is not None and b'"exact":true' in line:
+            if raw_id is not None and b'"exact":true' in line and line.count(b"{") == 2:
                 when = instant(raw_id[0].decode("ascii", "replace"))
                 root = roots.root(raw_id[1].decode("utf-8", "replace"))
                 if when is not None and not index.printed_within(raw_id[2].decode("utf-8", "replace"), when, root):
@@ -253,16 +255,22 @@ def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]
         claimed = {run_of(line) for line in claims}
         claimed.update(rec["run"] if isinstance(rec.get("run"), str) else None for rec in lines.done["claim"])
         if None not in claimed:  # else a claim of the family names its run in another spelling
-            # (a run line names its id as ``"run":"<id>"``; one with a backslash is always looked at)
-            named = [b'"run":' + utf8(jsontext.quote(run_id)) for run_id in claimed if run_id is not None]
+            # (a run line holds its id as a string, however its key is spelt; one with a backslash is
+            # always looked at)
+            named = [utf8(jsontext.quote(run_id)) for run_id in claimed if run_id is not None]
             runs = _mentioned(runs, family + named)
     # the runs of claims in another spelling were decoded when read: each may mark a maker
     marked: set[str | None] = {rec.get("run") for rec in lines.done["claim"]}
+    unread: list[bytes] = []  # claims that may mark a maker, whose run id the bytes cannot read
     for line in claims:
         session = session_of(line)
         if (isinstance(session, bytes) or session in readers) and maybe_recall_subagent(line, b'"agent_type":',
                                                                                         absent=False):
-            marked.add(run_of(line))
+            run_id = run_of(line)
+            if run_id is None:
+                unread.append(line)
+            marked.add(run_id)
+    marked.update(rec["run"] for rec in lines.decode("claim", unread) if isinstance(rec.get("run"), str))
     out = []
     for line in runs:
         if any(needle in line for needle in needles) or _unusual(line):

@@ -217,6 +217,37 @@ def test_a_run_reports_and_a_rerun_judges_only_what_a_new_scenario_reaches(tmp_p
     assert all(after[i] == "killed" for i in capped)
 
 
+def test_a_listed_equivalent_is_judged_only_when_asked(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A reviewed equivalent would run every scenario that reaches it, to no end: it is left unjudged
+    (counted as equivalent) unless ``--recheck-equivalents`` asks."""
+    from conformance.mutation import run
+
+    corpus_dir = tmp_path / "corpus"
+    (corpus_dir / "scenarios" / "recall").mkdir(parents=True)
+    (corpus_dir / "payloads").mkdir()
+    (corpus_dir / "scenarios" / "recall" / "end-and-footer.yaml").write_text(
+        (ROOT / "scenarios" / "recall" / "end-and-footer.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    capped = "render:<module>:number:"
+    listed = [m.id for m in operators.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
+                                              "reference.render", "reference/render.py", ())
+              if m.id.startswith(capped)][:1]
+    assert listed
+    monkeypatch.setattr(run.equivalents, "load", lambda: {listed[0]: "checked by hand"})
+
+    def statuses(*extra: str) -> dict[str, str]:
+        argv = ["--module", "render", "--operator", "number", "--corpus", str(corpus_dir), "--no-nice", *extra,
+                "--cache-dir", str(tmp_path / "cache"), "--report-dir", str(tmp_path / "report")]
+        assert run.main(argv) == 0
+        lines = (tmp_path / "report" / "partial.jsonl").read_text(encoding="utf-8").splitlines()
+        return {json_id(line): json_status(line) for line in lines}
+
+    first = statuses()
+    assert first[listed[0]] == "listed"
+    assert "1 listed as equivalent and not judged" in capsys.readouterr().out
+    assert statuses("--recheck-equivalents")[listed[0]] == "survived"
+    assert statuses()[listed[0]] == "survived"  # once judged, its verdict is kept like any other
+
+
 def json_id(line: str) -> str:
     import json
 

@@ -1,0 +1,100 @@
+"""A reduce decodes only what its pending reads can need, reading the rest from the bytes
+(``model._build_pending``): it must decide what decoding every line decides. Random logs of a few
+sessions, runs, claims, reads and consumed lines, each line in the log's spelling or another, with
+or without more idle reads than a Stop decodes one by one, are reduced both ways, for ``pull`` and
+for a Stop of each session."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from reference.reducer.credit import decide
+from reference.reducer.logread import Lines
+from reference.reducer.model import FEW, build
+
+from .logs import T0, claim, doc, evidence, link, run, ts
+from .spellings import spelling
+
+SESSIONS = ("s1", "s2", "s3")
+PATHS = ("/team/docs/a.md", "/team/docs/b.md", "/team/learnings/c.md", "/team/docs/./a.md", "/team//docs/b.md")
+READ_PATHS = (*PATHS[:3], "docs/a.md", "c.md", "/team/docs/A.md")
+RUNS = ("r-0", "r-1", "r-2", "r-3")
+TIMES = (0, 60, 3600, 86_399, 86_400, 86_401, 90_000, 172_800)
+AFTER = (-1, 0, 60, 86_399, 86_400, 86_401)  # a read this long after the run it follows
+VALUES = st.sampled_from([None, True, "s1", "s2", "r-1", "teamai-recall", PATHS[0], READ_PATHS[3], ts(60)])
+
+
+def _seconds(stamp: str) -> int:
+    return int((dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")) - T0).total_seconds())
+
+
+def _key(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md").lower()
+
+
+@st.composite
+def _log(draw: st.DrawFn) -> list[dict[str, Any]]:
+    session = st.sampled_from(SESSIONS)
+    when = st.sampled_from(TIMES)
+    recs: list[dict[str, Any]] = []
+    for run_id in draw(st.lists(st.sampled_from(RUNS), unique=True, min_size=1, max_size=4)):
+        paths = draw(st.lists(st.sampled_from(PATHS), unique=True, max_size=2))
+        recs.append(run(draw(when), run_id, draw(st.none() | session), [doc(_key(p), p) for p in paths],
+                        unambiguous=draw(st.integers(0, 3)) > 0, caller=draw(st.sampled_from([None, "teamai-recall"]))))
+    for rec in list(recs):
+        if rec["session"] is None and draw(st.booleans()):  # the claim that settles a run with no session
+            recs.append(claim(_seconds(rec["ts"]) + 30, rec["run"], draw(session)))
+    for _ in range(draw(st.integers(0, 2))):
+        recs.append(claim(draw(when) + 30, draw(st.sampled_from((*RUNS, "r-x"))), draw(session),
+                          agent_id=draw(st.sampled_from([None, "sub-1"])),
+                          agent_type=draw(st.sampled_from([None, "teamai-recall"]))))
+    reads = []
+    runs = [rec for rec in recs if rec["kind"] == "run"]
+    for _ in range(draw(st.integers(1, 4))):
+        printed = draw(st.sampled_from(runs))
+        if printed["docs"] and draw(st.integers(0, 3)):  # mostly a read of what a run printed
+            path = draw(st.sampled_from([d["path"] for d in printed["docs"]]))
+            path = draw(st.sampled_from([path, path.replace("/./", "/").replace("//", "/"),
+                                         path.rsplit("/", 2)[-2] + "/" + path.rsplit("/", 1)[-1]]))
+            at = _seconds(printed["ts"]) + draw(st.sampled_from(AFTER))
+            claims = [c["session"] for c in recs if c["kind"] == "claim" and c["run"] == printed["run"]]
+            who = printed["session"] or (claims[0] if claims else draw(session))
+        else:
+            path, at, who = draw(st.sampled_from(READ_PATHS)), draw(when) + 120, draw(session)
+        reads.append(evidence(at, who, path, draw(st.sampled_from([None, None, "sub-1"])),
+                              exact=path.startswith("/"), status=draw(st.sampled_from(["success", "success", "unknown"]))))
+    recs.extend(reads)
+    for read in draw(st.lists(st.sampled_from(reads), max_size=2)):
+        recs.append({"kind": "consumed", "ts": ts(200_000), "session": read["session"], "key": _key(read["path"]),
+                     "run": draw(st.sampled_from(RUNS)), "credited": draw(st.booleans()),
+                     "evidence": {"ts": read["ts"], "session": read["session"], "path": read["path"]}})
+    if draw(st.booleans()):
+        recs.append(link(0, "s2", "s1"))
+    if draw(st.booleans()):  # more idle reads than a reduce decodes one by one
+        idle = draw(st.sampled_from([*SESSIONS, "s-idle"]))
+        recs.extend(evidence(1000 + i, idle, f"/team/never/{i % 3}.md") for i in range(FEW + 1))
+    return recs
+
+
+def _decisions(decisions: list[Any]) -> list[tuple[Any, ...]]:
+    return sorted((d.match.read.ident, d.match.key, d.match.run.run, d.credit, d.root) for d in decisions)
+
+
+@settings(max_examples=int(__import__("os").environ.get("TEAMAI_MODEL_EXAMPLES", "400")), deadline=None)
+@given(_log().flatmap(lambda recs: st.tuples(*(spelling(rec, VALUES, kind_first=True) for rec in recs))),
+       st.sampled_from([None, *SESSIONS]))
+def test_a_reduce_that_decodes_little_decides_as_one_that_decodes_everything(lines: tuple[bytes, ...],
+                                                                               stopping: str | None) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    full = build(Lines(data))
+    family = full.roots.family({full.roots.root(stopping)}) if stopping is not None else None
+    want = _decisions(decide(full, family))
+    event("credits" if any(d[3] for d in want) else "no credit")
+    event("covered" if any(not d[3] for d in want) else "nothing covered")
+    event("many reads" if len(lines) > FEW else "few reads")
+    assert _decisions(decide(build(Lines(data), only_pending=True, stopping=stopping))) == want
+    assert _decisions(decide(build(Lines(data), only_pending=True), family)) == want
