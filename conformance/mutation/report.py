@@ -154,4 +154,5 @@ def jsonl(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["KILLED", "LISTED", "SURVIVED", "TIMEOUT", "UNCOVERED", "Row", "Tally", "markdown", "jsonl", "tallies", "terminal"]
+__all__ = ["KILLED", "LISTED", "SURVIVED", "TIMEOUT", "UNCOVERED", "Row", "Tally", "markdown", "jsonl", "tallies",
+           "terminal"]

@@ -258,7 +258,8 @@ def _consumed_at(line: bytes, at: int) -> tuple[bytes, ...] | None:
 # ``findall`` over them all is far quicker than a call per line, and ``re`` is then a small part of
 # the cost. ``_PATTERNS`` read one line (``match``); ``_ACROSS`` read lines joined by line breaks,
 # each match starting at a line break and within one line, so at most one per line, and the matches
-# line up with the lines when there are as many. ``tests/test_string_readers.py`` holds them to agree with the readers.
+# line up with the lines when there are as many. ``tests/test_string_readers.py`` holds them to
+# agree with the readers.
 #
 # What follows an evidence line's ts, up to its path (``retention`` reads it with every line's ts).
 EVIDENCE_TAIL = rb',"session":"([^"\\\n]*)","agent":(?:"[^"\\\n]*"|null),"actor":\{[^{}\n]*\},"path":"([^"\\\n]*)"'

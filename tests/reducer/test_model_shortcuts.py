@@ -7,6 +7,7 @@ for a Stop of each session."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 from typing import Any
 
 from hypothesis import event, given, settings
@@ -19,6 +20,7 @@ from reference.reducer.model import FEW, build
 from .logs import T0, claim, doc, evidence, link, run, ts
 from .spellings import spelling
 
+EXAMPLES = int(os.environ.get("TEAMAI_MODEL_EXAMPLES", "400"))  # more: a longer search
 SESSIONS = ("s1", "s2", "s3")
 PATHS = ("/team/docs/a.md", "/team/docs/b.md", "/team/learnings/c.md", "/team/docs/./a.md", "/team//docs/b.md")
 READ_PATHS = (*PATHS[:3], "docs/a.md", "c.md", "/team/docs/A.md")
@@ -84,7 +86,7 @@ def _decisions(decisions: list[Any]) -> list[tuple[Any, ...]]:
     return sorted((d.match.read.ident, d.match.key, d.match.run.run, d.credit, d.root) for d in decisions)
 
 
-@settings(max_examples=int(__import__("os").environ.get("TEAMAI_MODEL_EXAMPLES", "400")), deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(_log().flatmap(lambda recs: st.tuples(*(spelling(rec, VALUES, kind_first=True) for rec in recs))),
        st.sampled_from([None, *SESSIONS]))
 def test_a_reduce_that_decodes_little_decides_as_one_that_decodes_everything(lines: tuple[bytes, ...],
