@@ -2,10 +2,12 @@
 
 Two stores in one folder (``.mutation-cache/`` at the repository root, ignored by git):
 
-- traces, per code version (the reference and the harness, :func:`.tracing.code_hash`): for each
-  scenario, keyed by its own text and payloads, the lines it ran, its outcome and duration;
-- verdicts, one JSON line each, keyed by the mutated module's source and the mutant's id, and
-  stamped with the code version and with the scenarios that judged it (id and hash).
+- traces, per text of the code (the reference and the harness, :func:`.tracing.code_hash` with
+  ``layout``, since traces name lines): for each scenario, keyed by its own text and payloads, the
+  lines it ran, its outcome and duration;
+- verdicts, one JSON line each, keyed by the mutated module's syntax tree and the mutant's id, and
+  stamped with the code version (syntax trees too, so a comment or a rewrapped line keeps them)
+  and with the scenarios that judged it (id and hash).
 
 A verdict holds while the code version is the same and its scenarios are unchanged: a killed
 mutant while the scenario that killed it is; a survivor for the scenarios it passed, so a new or
@@ -20,16 +22,19 @@ from pathlib import Path
 from typing import Any
 
 from .operators import Mutant
+from .tracing import meaning
 
 
 def mutant_key(mutant: Mutant, source: str) -> str:
-    return hashlib.sha256(source.encode()).hexdigest()[:16] + ":" + mutant.id
+    """The mutated module's syntax tree and the mutant's id: a comment edit keeps the verdict."""
+    return hashlib.sha256(meaning(source)).hexdigest()[:16] + ":" + mutant.id
 
 
 class Cache:
-    def __init__(self, folder: Path | None, code: str) -> None:
+    def __init__(self, folder: Path | None, code: str, layout: str | None = None) -> None:
         self.folder = folder
         self.code = code
+        self.layout = layout or code  # traces name lines, so they follow the text, not only the tree
         self._verdicts: dict[str, dict[str, Any]] = {}
         if folder is None:
             return
@@ -46,7 +51,7 @@ class Cache:
 
     # traces ------------------------------------------------------------------------------------
     def _traces_path(self) -> Path | None:
-        return self.folder / f"traces-{self.code}.json" if self.folder else None
+        return self.folder / f"traces-{self.layout}.json" if self.folder else None
 
     def traces(self) -> dict[str, dict[str, Any]]:
         """Traced scenarios of this code version, by scenario hash."""

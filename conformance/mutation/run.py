@@ -109,8 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("mutation: the corpus is invalid (run teamai-conformance lint)\n")
         return EXIT_INVALID
 
-    code = tracing.code_hash(root)
-    cache = Cache(None if args.no_cache else (args.cache_dir or root / ".mutation-cache"), code)
+    cache = Cache(None if args.no_cache else (args.cache_dir or root / ".mutation-cache"), tracing.code_hash(root),
+                  tracing.code_hash(root, layout=True))
     traces = _traces(root, corpus, chosen, cache, args.no_cache)
     hashes = {s.id: tracing.scenario_hash(s, corpus) for s in corpus.scenarios}
     by_case = {s.id: traces[hashes[s.id]] for s in corpus.scenarios}

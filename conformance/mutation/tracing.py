@@ -13,6 +13,7 @@ the module, so :mod:`.plan` widens their scenarios accordingly.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import json
@@ -38,9 +39,13 @@ def purge_reference() -> None:
         del sys.modules[name]
 
 
-def code_hash(root: Path) -> str:
+def code_hash(root: Path, *, layout: bool = False) -> str:
     """The reference and the harness that judge a mutant: any change of them may change a verdict.
-    The mutation tool itself is left out (its operators are part of each mutant's id)."""
+    The mutation tool itself is left out (its operators are part of each mutant's id).
+
+    By default a module counts by its syntax tree, so a comment or a line wrapped differently keeps
+    an hour of verdicts. Traces name line numbers, so they are kept by the text itself (``layout``).
+    """
     h = hashlib.sha256()
     files = [*sorted((root / "reference").rglob("*.py")), *sorted((root / "conformance").rglob("*.py")),
              *sorted((root / "conformance" / "schemas").rglob("*.json"))]
@@ -48,8 +53,20 @@ def code_hash(root: Path) -> str:
         rel = path.relative_to(root).as_posix()
         if rel.startswith("conformance/mutation/"):
             continue
-        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+        data = path.read_bytes()
+        h.update(rel.encode() + b"\0" + (data if layout else meaning(data, path.suffix)) + b"\0")
     return h.hexdigest()[:16]
+
+
+def meaning(source: bytes | str, suffix: str = ".py") -> bytes:
+    """A module's syntax tree without comments, layout or line numbers; other files as they are."""
+    raw = source.encode() if isinstance(source, str) else source
+    if suffix != ".py":
+        return raw
+    try:
+        return ast.dump(ast.parse(raw)).encode()
+    except (SyntaxError, ValueError):
+        return raw
 
 
 def payload_names(scenario: Scenario) -> list[str]:

@@ -14,7 +14,7 @@ from conformance.mutation.cache import Cache
 from conformance.mutation.judge import Job, run_jobs
 from conformance.mutation.operators import Mutant
 from conformance.mutation.plan import ModulePlan, Plan
-from conformance.mutation.tracing import IMPORT
+from conformance.mutation.tracing import IMPORT, code_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 RENDER = "reference/render.py"
@@ -263,3 +263,15 @@ def json_status(line: str) -> str:
 def test_a_comprehension_at_module_level_binds_no_module_name() -> None:
     source = "_NAMES = frozenset(n.lower() for n in ('A', 'B'))\n\ndef f(x):\n    return x in _NAMES\n"
     assert ModulePlan(source).affected(0) == {"_NAMES"}  # not n: a private table stays private
+
+
+def test_a_comment_keeps_the_verdicts_and_renews_the_traces(tmp_path: Path) -> None:
+    module = tmp_path / "reference" / "rule.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("def rule(x):\n    return x > 1\n")
+    before = code_hash(tmp_path), code_hash(tmp_path, layout=True)
+    module.write_text("# why the bound is 1\ndef rule(x):\n    return (x > 1)\n")
+    commented = code_hash(tmp_path), code_hash(tmp_path, layout=True)
+    assert commented[0] == before[0] and commented[1] != before[1]
+    module.write_text("# why the bound is 1\ndef rule(x):\n    return x >= 1\n")
+    assert code_hash(tmp_path) != before[0]
