@@ -4,7 +4,8 @@ A Stop pays for a fresh interpreter, so the log is split into kinds by each line
 a line is decoded only when its kind is asked for, many lines in one ``json.loads``. Identities
 and a few fields are read straight from the bytes where the line is in the spelling the reference
 writes (``runlog.encode``); a line in any other spelling is decoded and judged like the rest, so
-the byte readers only ever save time, never change an answer.
+the byte readers only ever save time, never change an answer. A line that is not UTF-8 is
+malformed before any reader sees it, so a value cut out between quotes always decodes.
 
 Instants are exact integers (microseconds, ``clock.micros``): a read exactly 24 h after a run or
 after a credited read must compare equal, which floats do not promise.
@@ -34,8 +35,19 @@ def complete(data: bytes) -> bytes:
     return data[:data.rfind(b"\n") + 1]
 
 
+def _utf8(line: bytes) -> bool:
+    """Whether a line is UTF-8: one that is not is malformed, and the byte readers never see it
+    (they would read a field the decoder refuses)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 class Lines:
-    """Log lines split by kind; a kind is decoded when it is first asked for, then kept."""
+    """Log lines split by kind (a line that is not UTF-8 is malformed at once); a kind is decoded
+    when it is first asked for, then kept."""
 
     def __init__(self, data: bytes = b"") -> None:
         self.raw: dict[str, list[bytes]] = {k: [] for k in KINDS}
@@ -47,7 +59,7 @@ class Lines:
         for line in data.split(b"\n"):  # add(), written out: a Stop splits every kept line
             cut = line.find(b'",')
             kind = prefix.get(line[:cut + 2]) if cut > 0 else None
-            if kind is not None:
+            if kind is not None and (line.isascii() or _utf8(line)):
                 raw[kind].append(line)
             elif line:
                 self.add(line)
@@ -57,7 +69,7 @@ class Lines:
             return
         cut = line.find(b'",')
         kind = _PREFIX.get(line[:cut + 2]) if cut > 0 else None
-        if kind is not None:
+        if kind is not None and (line.isascii() or _utf8(line)):
             self.raw[kind].append(line)
             self._decoded.pop(kind, None)
             return
@@ -312,7 +324,7 @@ def session_of(line: bytes) -> str | bytes | None:
     value = line[at + 11:end]
     if end < 0 or b"\\" in value:
         return line
-    return value.decode("utf-8", "replace")
+    return value.decode()
 
 
 def run_of(line: bytes) -> str | None:
@@ -326,7 +338,7 @@ def run_of(line: bytes) -> str | None:
     if end < 0:
         return None
     value = line[at + 7:end]
-    return None if b"\\" in value else value.decode("utf-8", "replace")
+    return None if b"\\" in value else value.decode()
 
 
 def path_values(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
@@ -343,7 +355,7 @@ def path_values(blob: bytes, comparable: Callable[[str], str]) -> list[str]:
         raw = blob[start:end]
         if end < 0 or b"\\" in raw:  # an escaped path somewhere: let the JSON decoder spell them
             return _decoded_paths(blob, comparable)
-        path = raw.decode("utf-8", "replace")
+        path = raw.decode()
         out.append(path)
         out.append(comparable(path))
         at = blob.find(needle, end)

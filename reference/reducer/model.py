@@ -110,7 +110,7 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
                   if raw_id is None or raw_id not in done_ids]
     if family is not None:
         unconsumed = [(line, raw_id) for line, raw_id in unconsumed
-                      if raw_id is None or raw_id[1].decode("utf-8", "replace") in family]
+                      if raw_id is None or raw_id[1].decode() in family]
     if not unconsumed and not lines.done["evidence"]:
         model.skipped = lines.bad
         return model
@@ -120,7 +120,7 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
     if len(unconsumed) + len(lines.done["evidence"]) <= FEW:
         # A Stop: a handful of reads. Decode them all, and only the runs that could matter to them.
         if done_ids and (lines.done["evidence"] or any(raw_id is None for _, raw_id in unconsumed)):
-            done_text |= {tuple(part.decode("utf-8", "replace") for part in raw_id) for raw_id in done_ids}
+            done_text |= {tuple(part.decode() for part in raw_id) for raw_id in done_ids}
         _reads(model, lines.decode("evidence", [line for line, _ in unconsumed]) + lines.done["evidence"], family,
                done_text)
         times = _times(model)
@@ -137,14 +137,14 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
         for line, raw_id in unconsumed:
             if raw_id is not None and b'"exact":true' in line and line.count(b"{") == 2:
                 when = instant(raw_id[0].decode("ascii", "replace"))
-                root = roots.root(raw_id[1].decode("utf-8", "replace"))
-                if when is not None and not index.printed_within(raw_id[2].decode("utf-8", "replace"), when, root):
+                root = roots.root(raw_id[1].decode())
+                if when is not None and not index.printed_within(raw_id[2].decode(), when, root):
                     model.idle.append(line)
                     continue
             useful.append(line)
         if done_ids and (lines.done["evidence"] or any(raw_id is None for _, raw_id in unconsumed)):
             # a read in another spelling than the log's own: compare it with every consumed line
-            done_text |= {tuple(part.decode("utf-8", "replace") for part in raw_id) for raw_id in done_ids}
+            done_text |= {tuple(part.decode() for part in raw_id) for raw_id in done_ids}
         _reads(model, lines.decode("evidence", useful) + lines.done["evidence"], family, done_text)
 
         # The runs the counting reads can join (a run of their root in the 24 h before one of them)

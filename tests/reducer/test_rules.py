@@ -267,6 +267,22 @@ def test_malformed_lines_are_skipped_and_counted(lab):
     assert reducer.load(lab.cfg()).skipped == 3  # what stats warns about
 
 
+def test_a_line_that_is_not_utf8_is_malformed_whichever_way_the_log_is_read(lab):
+    """The byte readers must not read what the decoder refuses: a consumed line with a byte that is
+    not UTF-8 (in a field no reader looks at) consumes nothing, so its read still credits, in a
+    Stop, a pull and the whole-log model alike, and each counts the line as skipped."""
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(5, "ses-a", lab.path("d1"))])
+    read = {"ts": logs_ts(5), "session": "ses-a", "path": lab.path("d1")}
+    line = json.dumps({"kind": "consumed", "ts": logs_ts(9), "session": "ses-a", "key": "d1-KEY", "run": R1,
+                       "credited": False, "evidence": read}, separators=(",", ":")).encode()
+    with open(lab.log_path, "ab") as fh:
+        fh.write(line.replace(b"-KEY", b"\xff") + b"\n")
+    lines = logread.Lines(lab.log_path.read_bytes())
+    assert lines.bad == 1 and lines.raw["consumed"] == []
+    assert reducer.load(lab.cfg()).skipped == 1
+    assert lab.reduce().credited == [("ses-a", "d1")] and lab.votes() == {"d1": 1}
+
+
 def test_key_order_of_a_line_does_not_matter(lab):
     rec = evidence(5, "ses-a", lab.path("d1"))
     reordered = dict(reversed(list(rec.items())))
