@@ -80,6 +80,33 @@ def write(scenario: Mapping[str, Any], area: str, payloads: Mapping[str, corpus.
     return target
 
 
+def final_example() -> bool:
+    """Whether this is Hypothesis's last run of a failing example (the shrunk one it reports), so
+    a property writes one file, not one per step of shrinking."""
+    try:
+        from hypothesis.control import current_build_context
+
+        return bool(current_build_context().is_final)
+    except Exception:  # outside Hypothesis: every failure is final
+        return True
+
+
+def reproduction(test: str) -> list[str]:
+    """Comment lines that say which property found the example and how to replay it."""
+    import hypothesis
+
+    lines = [f"Found by {test} (Hypothesis {hypothesis.__version__})."]
+    try:
+        from hypothesis.control import current_build_context
+        from hypothesis.core import global_force_seed, reproduction_decorator
+
+        lines.append(f"Seed: {global_force_seed if global_force_seed is not None else 'random'}; the example: "
+                     f"{reproduction_decorator(current_build_context().data.choices)} on its property.")
+    except Exception:
+        pass
+    return lines
+
+
 def rerun(path: Path) -> str:
     """The command line that runs a written counterexample from its folder."""
     base = path.parent.parent.parent

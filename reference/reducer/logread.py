@@ -93,15 +93,11 @@ class Lines:
         self._undecodable += 1
         return None
 
-    def get(self, kind: str, keep: Callable[[bytes], bool] | None = None) -> list[Record]:
-        """Every record of ``kind``; ``keep`` may pass over raw lines cheaply before decoding (a
-        filtered answer is not kept)."""
-        if keep is None and kind in self._decoded:
+    def get(self, kind: str) -> list[Record]:
+        """Every record of ``kind``."""
+        if kind in self._decoded:
             return self._decoded[kind]
-        raw = self.raw[kind] if keep is None else [line for line in self.raw[kind] if keep(line)]
-        out = list(self.done[kind]) + self.decode(kind, raw)
-        if keep is None:
-            self._decoded[kind] = out
+        out = self._decoded[kind] = list(self.done[kind]) + self.decode(kind, self.raw[kind])
         return out
 
     def decode(self, kind: str, raw: list[bytes]) -> list[Record]:

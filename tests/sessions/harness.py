@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
-import hypothesis
 from hypothesis import event
 
 from conformance import corpus, counterexample
@@ -72,29 +71,6 @@ def run(data: dict[str, Any], area: str) -> CaseResult:
     return run_case(driver(), scenario, payloads(), timeout=300)
 
 
-def final_example() -> bool:
-    """Whether this is Hypothesis's last run of a failing example (the shrunk one it reports)."""
-    try:
-        from hypothesis.control import current_build_context
-
-        return bool(current_build_context().is_final)
-    except Exception:  # outside Hypothesis: every failure is final
-        return True
-
-
-def reproduction(test: str) -> list[str]:
-    lines = [f"Found by {test} (Hypothesis {hypothesis.__version__})."]
-    try:
-        from hypothesis.control import current_build_context
-        from hypothesis.core import global_force_seed, reproduction_decorator
-
-        lines.append(f"Seed: {global_force_seed if global_force_seed is not None else 'random'}; the example: "
-                     f"{reproduction_decorator(current_build_context().data.choices)} on its property.")
-    except Exception:
-        pass
-    return lines
-
-
 def fail(test: str, invariant: str, problems: list[str], cases: list[tuple[dict[str, Any], str]],
          details: Any = None) -> NoReturn:
     """Fail the example; on Hypothesis's final run, write each scenario of ``cases`` (data, area)
@@ -102,8 +78,8 @@ def fail(test: str, invariant: str, problems: list[str], cases: list[tuple[dict[
     lines = [f"{invariant}:", *(f"  - {p}" for p in problems)]
     if details is not None:
         lines.append("the spec's verdicts: " + json.dumps(details, ensure_ascii=False, default=str))
-    if final_example():
-        comments = [*reproduction(test), f"Invariant broken: {invariant}.", *problems,
+    if counterexample.final_example():
+        comments = [*counterexample.reproduction(test), f"Invariant broken: {invariant}.", *problems,
                     "Review it; to keep it, move the file into scenarios/<area>/ and give it a real title."]
         for data, area in cases:
             path = counterexample.write(data, area, payloads(), comments)
