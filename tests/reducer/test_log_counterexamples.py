@@ -1,6 +1,6 @@
 """A log the reducer's shortcuts decide wrongly is written out as a scenario that reproduces it.
 
-A shortcut is broken on purpose (a Stop's or pull's runs are never near a read), the property of
+A shortcut is broken on purpose (a reduce of a few reads finds none of their runs), the property of
 ``test_model_shortcuts`` runs until it fails, and the file it names is checked: a valid generated
 scenario that ``teamai-conformance --corpus <folder> run`` fails with the broken shortcut and
 passes once the shortcut is whole again.
@@ -21,12 +21,12 @@ from reference.reducer import model
 from . import test_model_shortcuts
 
 FORCED = settings(database=None, max_examples=300, phases=[Phase.generate], suppress_health_check=list(HealthCheck),
-                  deadline=None)
+                  deadline=None, derandomize=True)
 
 
 def test_a_log_counterexample_reproduces_through_the_harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(counterexample.ENV, str(tmp_path))
-    monkeypatch.setattr(model, "_near", lambda times, run_at: False)
+    monkeypatch.setattr(model, "_runs_for_few", lambda *args, **kwargs: [])
     prop = given(test_model_shortcuts.LOGS, test_model_shortcuts.STOPPING)(FORCED(test_model_shortcuts.check))
     with pytest.raises(AssertionError) as failed:
         prop()
@@ -35,7 +35,7 @@ def test_a_log_counterexample_reproduces_through_the_harness(tmp_path: Path, mon
     path = Path(found.group(1))
     assert found.group(2) == counterexample.rerun(path) and path.is_relative_to(tmp_path)
     text = path.read_text(encoding="utf-8")
-    assert text.startswith("# Found by ") and "@reproduce_failure(" in text.split("\nid:", 1)[0]
+    assert text.startswith("# Found by tests/reducer/test_model_shortcuts.py") and "@reproduce_failure(" in text.split("\nid:", 1)[0]
     loaded = corpus.load(tmp_path)
     assert loaded.problems == []
     (scenario,) = loaded.scenarios

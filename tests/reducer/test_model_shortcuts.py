@@ -127,5 +127,5 @@ def check(lines: tuple[bytes, ...], stopping: str | None) -> None:
         if got == _decisions(want):
             continue
         problem = f"{how} decided {got}{raised}, decoding every line decides {_decisions(want)}"
-        written = log_cases.write(lines, how, stopping, want, __name__, problem)
+        written = log_cases.write(lines, how, stopping, want, "tests/reducer/test_model_shortcuts.py", problem)
         raise AssertionError(problem + ("\n" + written if written else ""))
