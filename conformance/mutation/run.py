@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these modules (short names such as hook.shell or relations.*; repeatable)")
     p.add_argument("--operator", action="append", default=[], choices=operators.OPERATORS,
                    help="only these operators (repeatable)")
+    p.add_argument("--only", action="append", default=[], metavar="ID",
+                   help="only these mutants (ids as --list prints them; repeatable): the lines a change touched")
     p.add_argument("--jobs", type=int, default=2, help="processes judging at once (default 2)")
     p.add_argument("--corpus", type=Path, default=None, metavar="DIR",
                    help="the folder holding scenarios/ and payloads/ (default: this repository)")
@@ -88,6 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         every += operators.mutants(sources[t.path], t.module, t.path, t.only)
     if args.operator:
         every = [m for m in every if m.operator in args.operator]
+    if args.only:
+        unknown = sorted(set(args.only) - {m.id for m in every})
+        if unknown:
+            sys.stderr.write("mutation: no mutant " + ", ".join(unknown) + "\n")
+            return EXIT_USAGE
+        every = [m for m in every if m.id in set(args.only)]
     mutants = every
     if args.sample is not None:
         pool = sorted(every, key=lambda m: m.id)
@@ -139,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else f"{len(mutants)} mutants" + (f" of {', '.join(args.module)}" if args.module else ""))
     header = f"Mutation score of the scenario corpus against the reference: {kind}."
     names = {m.id for m in every}
-    whole = not args.module and not args.operator
+    whole = not args.module and not args.operator and not args.only
     stale = sorted(i for i in listed if i not in names) if whole else []
     killed_eq = [r for r in rows if r.equivalent is not None and r.killed]
     folder = args.report_dir or root / "reports" / "mutation"

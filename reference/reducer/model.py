@@ -387,11 +387,6 @@ def claims_for(lines: Lines, run_ids: set[Any]) -> dict[str, tuple[ClaimOrder, R
     return first_claims(lines.decode("claim", raw) + lines.done["claim"])
 
 
-def _either(session: str | bytes | None, wanted: set[str]) -> bool:
-    """Whether a raw line's session is wanted, or unclear (then it is decoded and judged)."""
-    return isinstance(session, bytes) or session in wanted
-
-
 def _consumed(model: Model, rec: Record) -> None:
     ident = consumed_identity(rec)
     if ident is None:

@@ -275,3 +275,17 @@ def test_a_comment_keeps_the_verdicts_and_renews_the_traces(tmp_path: Path) -> N
     assert commented[0] == before[0] and commented[1] != before[1]
     module.write_text("# why the bound is 1\ndef rule(x):\n    return x >= 1\n")
     assert code_hash(tmp_path) != before[0]
+
+
+def test_only_judges_the_mutants_named(tmp_path: Path, capsys) -> None:
+    """After a change to a few lines, their mutants can be judged alone; an unknown id is refused."""
+    from conformance.mutation import run
+
+    named = [m.id for m in operators.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
+                                             "reference.render", "reference/render.py", ())][:2]
+    argv = ["--module", "render", "--no-nice", "--list", *[a for i in named for a in ("--only", i)]]
+    assert run.main(argv) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("render:")]
+    assert len(listed) == 2 and set(listed) == set(named)
+    assert run.main(["--module", "render", "--no-nice", "--list", "--only", "render:nowhere:x:0"]) == run.EXIT_USAGE
+    assert "no mutant render:nowhere:x:0" in capsys.readouterr().err
