@@ -262,8 +262,10 @@ def _judge(root: Path, mutants: list[Mutant], trees: dict[str, ast.Module], sour
     if jobs:
         _preload(root)
         cached = sum(1 for _, from_cache in verdicts.values() if from_cache)
+        unjudged = sum(1 for verdict, _ in verdicts.values() if verdict.status == LISTED)
         sys.stderr.write(f"mutation: judging {len(jobs)} mutant(s) with {workers} process(es); {cached} from the "
-                         f"cache, {len(verdicts) - cached} reached by no scenario\n")
+                         f"cache, {len(verdicts) - cached - unjudged} reached by no scenario, {unjudged} listed as "
+                         "equivalent\n")
     done = 0
     for job, verdict in run_jobs(jobs, compile_mutant, stale_for, corpus, baseline, workers, order):
         m = job.mutant
