@@ -16,6 +16,7 @@ edited scenario that reaches it is the only one run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -27,7 +28,13 @@ from .tracing import meaning
 
 def mutant_key(mutant: Mutant, source: str) -> str:
     """The mutated module's syntax tree and the mutant's id: a comment edit keeps the verdict."""
-    return hashlib.sha256(meaning(source)).hexdigest()[:16] + ":" + mutant.id
+    return _digest(source) + ":" + mutant.id
+
+
+@functools.lru_cache(maxsize=64)
+def _digest(source: str) -> str:
+    """Parsed once per module, not once per mutant (a module has hundreds)."""
+    return hashlib.sha256(meaning(source)).hexdigest()[:16]
 
 
 class Cache:
