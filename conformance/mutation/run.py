@@ -35,8 +35,10 @@ from .plan import Plan
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXIT_OK, EXIT_BELOW, EXIT_USAGE, EXIT_INVALID, EXIT_BASELINE = 0, 1, 2, 3, 4
-MIN_CASE_TIMEOUT = 10.0
-CASE_TIMEOUT_FACTOR = 20.0
+# A case's time limit, from its duration in the traced run (under coverage, so already slower than
+# a judging run): an endless loop costs the limit each time it is met, and there are dozens.
+MIN_CASE_TIMEOUT = 5.0
+CASE_TIMEOUT_FACTOR = 10.0
 MAX_BUDGET = 600.0
 
 
