@@ -275,7 +275,9 @@ def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]
     for line in runs:
         if any(needle in line for needle in needles) or _unusual(line):
             out.append(line)
-        elif maybe_recall_subagent(line, b'"caller":', absent=True) or run_of(line) in marked:
+        elif maybe_recall_subagent(line, b'"caller":', absent=True) or (run_id := run_of(line)) in marked:
+            out.append(line)
+        elif run_id is None and marked:  # a run whose id the bytes cannot read may be a marked one
             out.append(line)
         elif inexact:
             ts = stamp_of(line, "run")
