@@ -93,11 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.operator:
         every = [m for m in every if m.operator in args.operator]
     if args.only:
-        unknown = sorted(set(args.only) - {m.id for m in every})
+        named = set(args.only)
+        unknown = sorted(named - {m.id for m in every})
         if unknown:
             sys.stderr.write("mutation: no mutant " + ", ".join(unknown) + "\n")
             return EXIT_USAGE
-        every = [m for m in every if m.id in set(args.only)]
+        every = [m for m in every if m.id in named]
     mutants = every
     if args.sample is not None:
         pool = sorted(every, key=lambda m: m.id)
