@@ -34,8 +34,9 @@ def decode(data: bytes) -> str:
 def _load_yaml(block: str) -> Any:
     import yaml  # only the index builder pays for YAML
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
+    from . import yaml_strict
+
+    return yaml_strict.load(yaml, block, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 _CLOSERS = ("---", "...")

@@ -529,9 +529,13 @@ def _one_line(exc: Exception) -> str:
 
 
 def _yaml_parse(text: str) -> Any:
+    from . import yaml_strict
+
     yaml = yaml_module()
     try:
-        return yaml.load(text, Loader=_loader(yaml))  # noqa: S506 - a safe loader with other resolvers
+        return yaml_strict.load(yaml, text, _loader(yaml))
+    except yaml_strict.LoneSurrogate as exc:
+        raise CorruptLedger(f"not YAML ({exc.problem})") from None
     except yaml.YAMLError as exc:
         raise CorruptLedger(f"not YAML ({_one_line(exc)})") from None
     except (ValueError, OverflowError, RecursionError) as exc:

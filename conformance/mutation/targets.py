@@ -7,7 +7,9 @@ the index) are left out: their faults show up as crashes of every scenario, whic
 about the corpus. So are the reference's own file formats (the per-session ledger's file,
 ``upvoted_file``): a scenario gives state only in the formats the spec defines (SCENARIOS.md,
 "Existing state"), so no scenario can spell a spoilt or older file of one implementation; the
-unit tests judge those.
+unit tests judge those. ``yaml_strict`` is left out too: it holds PyYAML's Python reader to
+libyaml's answer, so where PyYAML has libyaml (as here) none of its faults can show; its unit tests
+compare the two readers.
 """
 
 from __future__ import annotations

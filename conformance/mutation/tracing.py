@@ -9,6 +9,12 @@ a new or edited scenario is traced alone.
 Lines that run while the modules are imported (tables, defaults, helpers called at import) are
 recorded under the context ``<import>``: what they decide is used later by every scenario that uses
 the module, so :mod:`.plan` widens their scenarios accordingly.
+
+Lines that run on first use and are then remembered in a module's globals (PyYAML's loader, memos of
+parsed instants, tables built lazily) would be credited to the first scenario that happened to need
+them, and a mutant there judged by that one scenario. So before each scenario the reference's module
+globals are put back as importing left them (:class:`Pristine`): every scenario starts as a fresh
+process would, and runs the code that fills what it needs.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import ast
 import hashlib
 import importlib
 import json
+import pkgutil
 import sys
 import time
 from collections.abc import Iterable
@@ -30,6 +37,9 @@ from .judge import quick_io
 from .targets import Target
 
 IMPORT = "<import>"
+# How traces are taken: a stored trace of another version is taken again (2: module state put back
+# before each scenario).
+TRACE_VERSION = b"2"
 CASE_TIMEOUT = 120.0  # traced runs are slow; only a hung reference would reach this
 
 
@@ -39,6 +49,51 @@ def purge_reference() -> None:
         del sys.modules[name]
 
 
+def _reference_modules() -> list[Any]:
+    return [m for n, m in list(sys.modules.items()) if m is not None and (n == "reference" or n.startswith("reference."))]
+
+
+class Pristine:
+    """The globals of every imported reference module as they are now, put back by :meth:`restore`:
+    names bound since are dropped, rebound ones bound again, and the dicts, lists and sets they held
+    given back their contents (memos fill them in place); ``functools`` caches are cleared."""
+
+    def __init__(self) -> None:
+        self._saved: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
+        for module in _reference_modules():
+            names = vars(module)
+            contents = {k: v.copy() for k, v in names.items() if type(v) in (dict, list, set)}
+            self._saved.append((names, dict(names), contents))
+
+    def restore(self) -> None:
+        for names, bound, contents in self._saved:
+            for name in [n for n in names if n not in bound]:
+                del names[name]
+            for name, value in bound.items():
+                if names.get(name) is not value:
+                    names[name] = value
+                if name in contents and value != contents[name]:
+                    value.clear()
+                    (value.update if not isinstance(value, list) else value.extend)(contents[name])
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear) and hasattr(value, "cache_info"):
+                    clear()
+
+
+def import_reference() -> None:
+    """Import every module of the reference (its entry points aside), so none is first imported,
+    with its lazy state, in the middle of a scenario."""
+    import reference
+
+    for info in pkgutil.walk_packages(reference.__path__, "reference."):
+        if info.name.endswith(("__main__", "hook.fast")):
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # noqa: BLE001 - a module that fails to import is the baseline's problem
+            pass
+
+
 def code_hash(root: Path, *, layout: bool = False) -> str:
     """The reference and the harness that judge a mutant: any change of them may change a verdict.
     The mutation tool itself is left out (its operators are part of each mutant's id).
@@ -46,7 +101,7 @@ def code_hash(root: Path, *, layout: bool = False) -> str:
     By default a module counts by its syntax tree, so a comment or a line wrapped differently keeps
     an hour of verdicts. Traces name line numbers, so they are kept by the text itself (``layout``).
     """
-    h = hashlib.sha256()
+    h = hashlib.sha256(TRACE_VERSION if layout else b"")
     files = [*sorted((root / "reference").rglob("*.py")), *sorted((root / "conformance").rglob("*.py")),
              *sorted((root / "conformance" / "schemas").rglob("*.json"))]
     for path in files:
@@ -100,9 +155,12 @@ def trace(root: Path, corpus: Corpus, scenarios: Iterable[Scenario], targets: li
                 importlib.import_module(target.module)
             except Exception:  # noqa: BLE001 - a module that fails to import is the baseline's problem
                 pass
+        import_reference()
         driver = connect("reference")
+        pristine = Pristine()
         with quick_io():
             for scenario in scenarios:
+                pristine.restore()
                 cov.switch_context(scenario.id)
                 started = time.perf_counter()
                 result = run_case(driver, scenario, corpus.payloads, CASE_TIMEOUT)
