@@ -534,8 +534,6 @@ def _yaml_parse(text: str) -> Any:
     yaml = yaml_module()
     try:
         return yaml_strict.load(yaml, text, _loader(yaml))
-    except yaml_strict.LoneSurrogate as exc:
-        raise CorruptLedger(f"not YAML ({exc.problem})") from None
     except yaml.YAMLError as exc:
         raise CorruptLedger(f"not YAML ({_one_line(exc)})") from None
     except (ValueError, OverflowError, RecursionError) as exc:

@@ -2,7 +2,8 @@
 
 libyaml refuses a double-quoted escape that names a lone surrogate (``"\\ud800"``); PyYAML's own
 Python reader builds the string, which no UTF-8 file, SQLite text or JSON line can hold after. Both
-are held to libyaml's answer here, so a team tree or a votes ledger reads the same on every install.
+are held to libyaml's answer here, with libyaml's error, so a team tree or a votes ledger reads the
+same on every install and its callers handle one kind of failure.
 """
 
 from __future__ import annotations
@@ -11,20 +12,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-
-class LoneSurrogate(ValueError):
-    """Raised where libyaml raises a scanner error; ``problem`` carries libyaml's words."""
-
-    problem = "found invalid Unicode character escape code"
-
-    def __init__(self) -> None:
-        super().__init__(self.problem)
+LONE_SURROGATE = "found invalid Unicode character escape code"  # libyaml's words
 
 
 def load(yaml: Any, text: str, loader: Any) -> Any:
     data = yaml.load(text, Loader=loader)  # noqa: S506 - callers pass a safe loader
     if "\\" in text and _holds_surrogate(data):  # only an escape can give one: the text is UTF-8
-        raise LoneSurrogate()
+        raise yaml.scanner.ScannerError(problem=LONE_SURROGATE)
     return data
 
 
