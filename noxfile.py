@@ -199,6 +199,6 @@ def _install(session: nox.Session, *extra: str) -> None:
 @nox.session
 def mutation(session: nox.Session) -> None:
     """The corpus's mutation score (see README.md, "Mutation score"). Not in the default list: the
-    whole set takes most of an hour on two cores. ``-- --sample 30 --seed 1`` is a quick look."""
+    whole set takes half an hour on two cores. ``-- --sample 30 --seed 1`` is a quick look."""
     _install(session)
     session.run("python", "-m", "conformance.mutation", *session.posargs)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib
 import os
 import random
 import sys
@@ -195,19 +194,6 @@ def _traces(root: Path, corpus: corpus_mod.Corpus, chosen: list[targets.Target],
     return known
 
 
-def _preload(root: Path) -> None:
-    """Import the whole reference once here, so each judging process inherits it and re-imports
-    only what depends on its mutated module."""
-    for path in sorted((root / "reference").rglob("*.py")):
-        name = path.relative_to(root).with_suffix("").as_posix().replace("/", ".").removesuffix(".__init__")
-        if name.endswith(("__main__", "hook.fast")):
-            continue
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the traced run has already shown the reference works
-            pass
-
-
 def _judge(root: Path, mutants: list[Mutant], trees: dict[str, ast.Module], sources: dict[str, str], plan: Plan,
            by_case: dict[str, dict[str, Any]], hashes: dict[str, str], cache: Cache, listed: dict[str, str],
            corpus: corpus_mod.Corpus, workers: int, recheck: bool = False) -> tuple[list[report.Row], float]:
@@ -263,7 +249,7 @@ def _judge(root: Path, mutants: list[Mutant], trees: dict[str, ast.Module], sour
         return stale[module]
 
     if jobs:
-        _preload(root)
+        tracing.import_reference()  # each judging process inherits it, re-importing only what depends on its mutant
         cached = sum(1 for _, from_cache in verdicts.values() if from_cache)
         unjudged = sum(1 for verdict, _ in verdicts.values() if verdict.status == LISTED)
         sys.stderr.write(f"mutation: judging {len(jobs)} mutant(s) with {workers} process(es); {cached} from the "
