@@ -150,11 +150,6 @@ def trace(root: Path, corpus: Corpus, scenarios: Iterable[Scenario], targets: li
     cov.start()
     try:
         cov.switch_context(IMPORT)
-        for target in targets:
-            try:
-                importlib.import_module(target.module)
-            except Exception:  # noqa: BLE001 - a module that fails to import is the baseline's problem
-                pass
         import_reference()
         driver = connect("reference")
         pristine = Pristine()
