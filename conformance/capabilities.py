@@ -42,7 +42,8 @@ def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[
     seed = {str(k) for k, v in (scenario.data.get("given") or {}).items() if v is not None}
     if "ledger_file" in expect:
         seed.add("votes")  # a driver that can write the ledger file can read it back
-    return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat, "seed": seed}
+    return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat, "seed": seed,
+            "windows_team": bool(scenario.data.get("windows_team"))}
 
 
 def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
@@ -55,4 +56,6 @@ def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
     if need.get("repeat") and not declared.get("repeat"):
         out.append("repeat")
     out += [f"seed {s}" for s in sorted(need.get("seed") or ()) if s not in (declared.get("seed") or [])]
+    if need.get("windows_team") and not declared.get("windows_team"):
+        out.append("a Windows team folder")
     return out

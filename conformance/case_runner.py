@@ -180,7 +180,8 @@ def open_case(session: _Session, scenario: Scenario, folder: str) -> tuple[list[
         "learnings_roots": [expand_tree(t) for t in data["learnings_roots"]] if isinstance(
             data.get("learnings_roots"), list) else data.get("learnings_roots"),
         "withheld": data.get("withheld"),
-        "repo": data.get("repo"), "env": _strings(data.get("env"), ctx)})
+        "repo": data.get("repo"), "env": _strings(data.get("env"), ctx),
+        **({"windows_team": data["windows_team"]} if data.get("windows_team") else {})})
     ctx.paths = dict(opened.get("paths") or {})
     ctx.user_paths = dict(opened.get("user_paths") or {})
     ctx.roots = dict(opened.get("roots") or {})

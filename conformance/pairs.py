@@ -37,7 +37,7 @@ from .expect import Mismatch, evaluate
 from .substitute import SubstitutionError
 
 MAX_CHANGES = 3
-INPUT_KEYS = ("start", "env", "team", "user_team", "learnings_roots", "withheld", "repo", "given", "steps")
+INPUT_KEYS = ("start", "env", "team", "user_team", "learnings_roots", "windows_team", "withheld", "repo", "given", "steps")
 
 
 @dataclass(frozen=True)

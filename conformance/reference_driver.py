@@ -134,7 +134,7 @@ class ReferenceBackend:
                 "implementation": {"name": "teamai-ref", "version": str(__version__)},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
                                  "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
-                                 "seed": list(protocol.SEEDABLE)}}
+                                 "seed": list(protocol.SEEDABLE), "windows_team": True}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         from reference import config, tree
@@ -147,7 +147,8 @@ class ReferenceBackend:
         answer: dict[str, Any] = {"paths": {}, "user_paths": {},
                                   "roots": {"team": cfg.active.team, "user_team": None,
                                             "learnings": list(cfg.active.learnings_roots)}}
-        for scope in cfg.scopes:
+        scopes = () if message.get("windows_team") else cfg.scopes  # a team on Windows: no tree here
+        for scope in scopes:
             target = "paths" if scope is cfg.active else "user_paths"
             answer[target] = {a.tree_path: a.path for a in tree.walk(scope.team, scope.learnings_roots)}
             if scope is not cfg.active:

@@ -2,7 +2,7 @@
 
 Layout (every implementation's driver may use it; the reference's does)::
 
-    <sandbox>/team/            the workspace team tree
+    <sandbox>/team/            the workspace team tree (none with ``windows_team``: its path is that)
     <sandbox>/user-team/       the user scope's tree (only when the scenario has ``user_team``)
     <sandbox>/learnings-<n>/   the learnings roots, in order (only with ``learnings_roots``)
     <sandbox>/withheld         the withheld codebases, one per line (a folder when "unreadable")
@@ -71,7 +71,10 @@ def materialize(root: str, message: Mapping[str, Any]) -> Layout:
     """Write the tree of an ``open`` message under ``root`` (which must exist)."""
     root = os.path.realpath(root)
     layout = Layout(root, os.path.join(root, "team"), os.path.join(root, "state"), os.path.join(root, "home"))
-    write_tree(layout.team, message.get("team") or {})
+    if message.get("windows_team"):
+        layout.team = message["windows_team"]  # a folder of another host's spelling: nothing is written there
+    else:
+        write_tree(layout.team, message.get("team") or {})
     os.makedirs(layout.home, exist_ok=True)
     if message.get("user_team") is not None:
         layout.user_team = os.path.join(root, "user-team")

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-ORDER = ("id", "title", "clauses", "provenance", "shrunk_from", "agents", "start", "team", "user_team",
-         "learnings_roots", "withheld", "repo", "env", "steps", "expect", "observations")
+ORDER = ("id", "title", "clauses", "provenance", "shrunk_from", "agents", "start", "windows_team", "team",
+         "user_team", "learnings_roots", "withheld", "repo", "env", "steps", "expect", "observations")
 
 
 class _Dumper(yaml.SafeDumper):

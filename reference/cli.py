@@ -184,12 +184,12 @@ def plain_recall(argv: Sequence[str]) -> argparse.Namespace | None:
                                  check=check, **values)
 
 
-def _load_config(args: argparse.Namespace, io: Io) -> Config:
+def _load_config(args: argparse.Namespace, io: Io, reads_tree: bool = True) -> Config:
     from . import config
 
     cfg = config.load(io.env, getattr(args, "team", None), getattr(args, "user_team", None))
     for scope in cfg.scopes:
-        problem = config.team_problem(scope.team)
+        problem = config.team_problem(scope.team, reads_tree)
         if problem:
             raise config.ConfigError(problem)
     return cfg

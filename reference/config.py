@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from .pathmatch import windows_roots
 from .realpath import realpath
 
 TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
@@ -107,13 +108,25 @@ def recording_disabled(env: Mapping[str, str]) -> bool:
     return env.get("TEAMAI_RECALL_DISABLED", "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _foreign(path: str) -> bool:
+    """A Windows folder named on a POSIX host. Which path rules apply (Git Bash's ``/c/`` as a
+    drive, the shell of a Windows host) is decided by how the roots are spelt, never by the host
+    (``pathmatch``); such a folder is kept as spelt, not joined to this host's working folder, so
+    a team on Windows is attributed alike wherever the rules run (the corpus runs them on Linux)."""
+    return os.sep == "/" and windows_roots((path,))
+
+
 def _real(path: str) -> str:
+    if _foreign(path):
+        return path.strip()
     return realpath(os.path.abspath(os.path.expanduser(path)))
 
 
 def _roots(raw: str | None, team: str) -> tuple[str, ...]:
     if raw:
         return tuple(_real(p) for p in raw.split(os.pathsep) if p)
+    if _foreign(team):
+        return (team.rstrip("\\/") + "\\learnings",)
     return (os.path.join(team, "learnings"),)
 
 
@@ -125,8 +138,11 @@ def _digest(path: str) -> str:
     return str(sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16])
 
 
-def team_problem(path: str) -> str | None:
-    """What makes ``path`` unusable as a team folder, in one line; None when it can be used."""
+def team_problem(path: str, reads_tree: bool = True) -> str | None:
+    """What makes ``path`` unusable as a team folder, in one line; None when it can be used.
+    A command that never reads the tree (pull, stats) can use a Windows folder on any host."""
+    if _foreign(path):
+        return f"team folder {path} is a Windows path, which this host cannot read" if reads_tree else None
     if os.path.isdir(path):
         if os.access(path, os.R_OK | os.X_OK):
             return None

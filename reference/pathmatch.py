@@ -122,8 +122,10 @@ def resolve(path: str, base: str | None, drives: bool = False, home: str | None 
         out = canonical(normalize(base, drives).rstrip("/") + "/" + p)
     else:
         return None
-    if out.startswith("/") and os.sep == "/":
-        out = realpath(out)  # the roots are real paths too (symlinked temp folders, /private)
+    if out.startswith("/") and os.sep == "/" and not drives:
+        # the roots are real paths too (symlinked temp folders, /private); beside Windows roots a
+        # path is a Windows path (``//server/share`` a share), which this host cannot make real
+        out = realpath(out)
     return out
 
 

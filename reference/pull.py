@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, io: Io) -> int:
-    cfg = _load_config(args, io)
+    cfg = _load_config(args, io, reads_tree=False)
     reduced = reducer.reduce(cfg, io.warn)
     pruned = retention.prune(cfg, io.warn)
     io.stdout.write(

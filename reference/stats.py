@@ -67,7 +67,7 @@ def render(model: reducer.Model, table: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace, io: Io) -> int:
-    cfg = _load_config(args, io)
+    cfg = _load_config(args, io, reads_tree=False)
     model = reducer.load(cfg)
     if model.skipped:
         io.warn(f"skipped {model.skipped} malformed line(s) in the recall log {cfg.active.log_path}")

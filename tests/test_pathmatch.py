@@ -177,3 +177,14 @@ def test_git_bash_drive_folders_are_drives_beside_windows_roots(letter: str, seg
 ])
 def test_windows_roots(roots: list[str], expected: bool) -> None:
     assert pathmatch.windows_roots(roots) is expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_segment, min_size=1, max_size=4), st.sampled_from(["\\", "/"]))
+def test_a_share_beside_share_roots_stays_a_share(segs: list[str], sep: str) -> None:
+    # Beside Windows roots a path is a Windows path: this host's realpath would fold ``//fs01``.
+    root = "\\\\fs01\\share\\team"
+    doc = "//fs01/share/team/learnings/" + "/".join(segs) + ".md"
+    spelt = sep * 2 + sep.join(["fs01", "share", "team", "learnings", *segs]) + ".md"
+    assert pathmatch.evidence_path(spelt, None, [root]) == (doc, True)
+    assert pathmatch.evidence_path(sep.join(["learnings", *segs]) + ".md", root, [root]) == (doc, True)

@@ -39,7 +39,7 @@ class DoNothing(ReferenceBackend):
         return {"protocol": protocol.VERSION, "implementation": {"name": "do-nothing", "version": "0"},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
                                  "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
-                                 "seed": list(protocol.SEEDABLE)}}
+                                 "seed": list(protocol.SEEDABLE), "windows_team": True}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         # No git repository: nothing here would ever read it.
