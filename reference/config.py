@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 
-from .pathmatch import windows_roots
 from .realpath import realpath
 
 TYPE_CHECKING = False  # collections.abc costs a fresh process (a hook) ~2 ms
@@ -113,7 +112,11 @@ def _foreign(path: str) -> bool:
     drive, the shell of a Windows host) is decided by how the roots are spelt, never by the host
     (``pathmatch``); such a folder is kept as spelt, not joined to this host's working folder, so
     a team on Windows is attributed alike wherever the rules run (the corpus runs them on Linux)."""
-    return os.sep == "/" and windows_roots((path,))
+    if os.sep != "/" or path.lstrip()[:1] in ("/", "~", ""):
+        return False  # the usual POSIX folder, told without importing pathmatch (a hook pays for it)
+    from .pathmatch import windows_roots
+
+    return windows_roots((path,))
 
 
 def _real(path: str) -> str:

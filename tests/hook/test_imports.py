@@ -87,3 +87,9 @@ def test_a_stop_that_credits_imports_only_the_ledgers_besides(cli: Cli, team) ->
     assert "reference.ledger" in names and "reference.upvoted" in names
     for heavy in ("typing", "dataclasses", "argparse", "yaml", "sqlite3", "reference.retention", "reference.index"):
         assert heavy not in names, heavy
+
+
+def test_an_event_that_weighs_no_path_does_not_import_pathmatch(cli: Cli) -> None:
+    # config asks pathmatch only about a team folder that could be a Windows path
+    for event in ("session-start", "user-prompt-submit"):
+        assert "reference.pathmatch" not in imported(cli, event), event
