@@ -25,11 +25,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import levels
 from .capabilities import missing, needs
 from .corpus import Payload, Scenario
 
 LOG_KEYS = ("log_contains", "log_absent", "log_lines")
 LOG_NEED = "a recall log"
+CREDIT_KEYS = ("credited", "not_credited")
+PROFILE_ONLY = "the reference's profile (the case checks only the reference's own formats)"
+CREDITED_NEED = "an answer to which reads were credited"
 
 
 @dataclass
@@ -37,9 +41,10 @@ class Plan:
     """What to run and judge of one case against one driver."""
 
     applicable: bool
-    expect: dict[str, Any]                              # the expectations that are judged
+    expect: dict[str, Any]                              # the spec-level expectations that are judged
     lacking: list[str] = field(default_factory=list)    # needs the driver did not declare
     skipped: list[str] = field(default_factory=list)    # expectations left out: expect.log_contains[0], ...
+    blocks: list[levels.Block] = field(default_factory=list)  # every level's judged expectations
 
     @property
     def partly(self) -> bool:
@@ -50,37 +55,57 @@ def steps_lacking(scenario: Scenario, payloads: Mapping[str, Payload], declared:
     """What the case's steps need and the driver did not declare (any: nothing of it can run)."""
     need = needs(scenario, payloads)
     step_commands = {c for c in _commands(need) if c != "stats" or _runs_stats(scenario)}
-    return missing({**need, "commands": step_commands, "log": False}, declared)
+    return missing({**need, "commands": step_commands, "log": False, "credited": False}, declared)
 
 
-def plan(scenario: Scenario, payloads: Mapping[str, Payload], declared: Mapping[str, Any]) -> Plan:
+def plan(scenario: Scenario, payloads: Mapping[str, Payload], declared: Mapping[str, Any],
+         profile: bool | None = None) -> Plan:
+    """``profile``: judge the profile block whatever the driver declares (None: as it declares)."""
     need = needs(scenario, payloads)
-    expect = scenario.expect
+    wanted = [b for b in levels.blocks(scenario.data) if b.level in levels.judged(declared, profile)]
+    spec = next((b.expect for b in wanted if b.level == levels.SPEC), {})
     if steps_lacking(scenario, payloads, declared):
-        return Plan(False, expect, missing(need, declared))
+        return Plan(False, spec, missing(need, declared), blocks=wanted)
+    kept: list[levels.Block] = []
+    lacking: list[str] = []
+    skipped: list[str] = []
+    for block in wanted:
+        left_out = _left_out(block.expect, declared)
+        judged = {k: v for k, v in block.expect.items() if k not in left_out}
+        lacking += left_out.values()
+        skipped += [path for key in left_out for path in _paths(key, block.expect[key], block.where)]
+        if judged:
+            kept.append(levels.Block(block.level, judged, block.decision))
+    lacking = list(dict.fromkeys(lacking))
+    if not kept:
+        if not wanted:
+            lacking = [PROFILE_ONLY]
+        return Plan(False, spec, lacking or missing(need, declared), blocks=[])
+    spec = next((b.expect for b in kept if b.level == levels.SPEC), {})
+    return Plan(True, spec, lacking, skipped, kept)
+
+
+def _left_out(expect: Mapping[str, Any], declared: Mapping[str, Any]) -> dict[str, str]:
+    """The keys of one block the driver cannot be judged on, each with what it lacks."""
     left_out: dict[str, str] = {}
-    if need["log"] and not declared.get("log"):
+    if not declared.get("log"):
         left_out.update({key: LOG_NEED for key in LOG_KEYS if key in expect})
+    if not declared.get("credited"):
+        left_out.update({key: CREDITED_NEED for key in CREDIT_KEYS if key in expect})
     if "stats" in expect and "stats" not in (declared.get("commands") or []):
         left_out["stats"] = "command stats"
-    if not left_out:
-        return Plan(True, expect)
-    judged = {k: v for k, v in expect.items() if k not in left_out}
-    lacking = list(dict.fromkeys(left_out.values()))
-    if not judged:
-        return Plan(False, expect, lacking)
-    return Plan(True, judged, lacking, [path for key in left_out for path in _paths(key, expect[key])])
+    return left_out
 
 
 def _runs_stats(scenario: Scenario) -> bool:
     return any("stats" in step for step in scenario.steps)
 
 
-def _paths(key: str, value: Any) -> list[str]:
+def _paths(key: str, value: Any, where: str = "expect") -> list[str]:
     """``expect.log_contains[0]``, ``expect.log_contains[1]``, ... as the mismatches name them."""
     if isinstance(value, list) and key != "stats":
-        return [f"expect.{key}[{i}]" for i in range(len(value))]
-    return [f"expect.{key}"]
+        return [f"{where}.{key}[{i}]" for i in range(len(value))]
+    return [f"{where}.{key}"]
 
 
 def _commands(need: Mapping[str, Any]) -> set[str]:

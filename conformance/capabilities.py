@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import levels
 from .corpus import Payload, Scenario
 
 ACTIONS = ("recall", "hook", "pull", "stats", "review", "contribute", "hold", "release", "write")
@@ -35,15 +36,16 @@ def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[
         if action == "hook":
             payload = payloads.get(str(step["hook"]))
             agents.add(payload.agent if payload else str(step["hook"]).split("/", 1)[0])
-    expect = scenario.expect
-    if "stats" in expect:
+    every = [block.expect for block in levels.blocks(scenario.data)]
+    if any("stats" in expect for expect in every):
         commands.add("stats")
-    log = any(k in expect for k in ("log_contains", "log_absent", "log_lines"))
+    log = any(k in expect for expect in every for k in ("log_contains", "log_absent", "log_lines"))
+    credited = any(k in expect for expect in every for k in ("credited", "not_credited"))
     seed = {str(k) for k, v in (scenario.data.get("given") or {}).items() if v is not None}
-    if "ledger_file" in expect:
+    if any("ledger_file" in expect for expect in every):
         seed.add("votes")  # a driver that can write the ledger file can read it back
     return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat, "seed": seed,
-            "windows_team": bool(scenario.data.get("windows_team"))}
+            "windows_team": bool(scenario.data.get("windows_team")), "credited": credited}
 
 
 def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
@@ -53,6 +55,8 @@ def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
     out += [f"hold {h}" for h in sorted(need["hold"]) if h not in (declared.get("hold") or [])]
     if need["log"] and not declared.get("log"):
         out.append("a recall log")
+    if need.get("credited") and not declared.get("credited"):
+        out.append("an answer to which reads were credited")
     if need.get("repeat") and not declared.get("repeat"):
         out.append("repeat")
     out += [f"seed {s}" for s in sorted(need.get("seed") or ()) if s not in (declared.get("seed") or [])]

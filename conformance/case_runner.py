@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import applicability, outcomes, timeline, tree_write, vacuity, without_relations
+from . import applicability, levels, outcomes, placement, timeline, tree_write, vacuity, without_relations
 from .capabilities import action_of
 from .corpus import Payload, Scenario
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
-from .expect import StepOutcome, evaluate, hooks_exit_zero, unprinted
+from .expect import Mismatch, StepOutcome, evaluate, hooks_exit_zero, unprinted
 from .normalize import Normalizer
 from .protocol import ProtocolViolation
 from .sandbox import expand_tree, file_text
@@ -60,17 +60,20 @@ class _Unprinted(Exception):
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
              timeout: float = DEFAULT_TIMEOUT, trace: Tracer | None = None,
              explain: bool = False,
-             observer: Callable[[Observation], None] | None = None) -> outcomes.CaseResult:
+             observer: Callable[[Observation], None] | None = None,
+             profile: bool | None = None) -> outcomes.CaseResult:
     """``trace``: observe after every step and hand each answer to it (``explain.py`` replays a
     failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``);
     asked for where a person reads the failure (``run``, the pytest plugin), since it replays the
     case and runs the reference, which callers judging only the outcome (honesty, pairs, shrink,
     the mutation judge) would pay for on every failure. ``observer``, when given, gets what the
-    run observed once every step has run."""
+    run observed once every step has run. ``profile``: judge the reference's profile whatever the
+    driver declares (None: only for a driver that declares it, ``levels.judged``)."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
-    plan = applicability.plan(scenario, payloads, driver.capabilities)
+    plan = applicability.plan(scenario, payloads, driver.capabilities, profile)
+    result.held = list(levels.held(driver.capabilities, profile))
     result.lacking = plan.lacking
     if not plan.applicable:
         result.outcome = outcomes.NOT_APPLICABLE
@@ -80,10 +83,14 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     folder = tempfile.mkdtemp(prefix="tc-")
     session = _Session(driver, time.monotonic() + timeout, timeout, trace)
     try:
-        twin = _twin(session, scenario, payloads) if without_relations.wanted(plan.expect) else None
-        _drive(session, scenario, payloads, folder, result, plan.expect, twin, observer)
+        asked = any(without_relations.wanted(block.expect) for block in plan.blocks)
+        twin = _twin(session, scenario, payloads) if asked else None
+        _drive(session, scenario, payloads, folder, result, plan.blocks, twin, observer)
         if result.outcome == outcomes.PASS:
-            result.vacuous = vacuity.vacuous(plan.expect, scenario.steps)
+            judged: dict[str, Any] = {}
+            for block in plan.blocks:
+                judged = placement.merge(judged, block.expect)
+            result.vacuous = vacuity.vacuous(judged, scenario.steps)
     except DriverTimeout as exc:
         _failed(result, outcomes.TIMEOUT, str(exc))
         driver.restart()
@@ -115,7 +122,7 @@ def _twin(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload]
     shadow = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
     try:
-        _drive(session, without_relations.twin(scenario), payloads, folder, shadow, {})
+        _drive(session, without_relations.twin(scenario), payloads, folder, shadow, [])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return shadow.steps
@@ -209,7 +216,7 @@ def seed_message(given: Mapping[str, Any], now: str, ctx: Context) -> dict[str, 
 
 
 def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload], folder: str,
-           result: outcomes.CaseResult, expect: Mapping[str, Any],
+           result: outcomes.CaseResult, blocks: list[levels.Block],
            twin: list[dict[str, Any]] | None = None,
            observer: Callable[[Observation], None] | None = None) -> None:
     data = scenario.data
@@ -233,8 +240,10 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
         result.mismatches = [m.to_json() for m in [miss, *hooks_exit_zero(done)]]
         result.message = f"{miss.path}: {miss.message}"
         return
-    want = ["votes", "log", "raw"] + (["stats"] if "stats" in expect else []) + (
-        ["ledger"] if "ledger_file" in expect else [])
+    every = [block.expect for block in blocks]
+    want = ["votes", "log", "raw"] + (["stats"] if any("stats" in e for e in every) else []) + (
+        ["ledger"] if any("ledger_file" in e for e in every) else []) + (
+        ["credited"] if any(k in e for e in every for k in applicability.CREDIT_KEYS) else [])
     last = times[-1] if times else first
     observed = session.send({"cmd": "observe", "now": timeline.spell(last + dt.timedelta(seconds=1)),
                              "env": _strings(data.get("env"), ctx), "want": want})
@@ -245,19 +254,29 @@ def _drive(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload
     result.steps = _reported(done, norm)
     result.observed = {"votes": norm(observed.get("votes") or {}), "log": norm(observed.get("log") or []),
                        "stats": norm(observed.get("stats"))}
+    if observed.get("credited") is not None:
+        result.observed["credited"] = norm(observed.get("credited"))
     if observer is not None:
         observer(Observation(observed, done, ctx, norm))
     try:
-        mismatches = evaluate(without_relations.without_key(expect), observed, done, ctx, norm)
+        judged = judge_blocks(blocks, observed, done, ctx, norm, result.steps, twin)
     except SubstitutionError as exc:
         raise ScenarioError(f"in expect: {exc}") from exc
-    if twin is not None:
-        mismatches += without_relations.judge(expect, result.steps, twin)
-    if mismatches:
-        result.outcome = outcomes.FAIL
-        result.mismatches = [m.to_json() for m in mismatches]
-        first_miss = mismatches[0]
-        result.message = f"{first_miss.path}: {first_miss.message}"
+    outcomes.settle(result, judged, hooks_exit_zero(done))
+
+
+def judge_blocks(blocks: list[levels.Block], observed: Mapping[str, Any], done: list[StepOutcome], ctx: Context,
+                 norm: Normalizer, reported: list[dict[str, Any]] | None = None,
+                 twin: list[dict[str, Any]] | None = None) -> list[tuple[levels.Block, list[Mismatch]]]:
+    """Each block's mismatches, the spec and decision blocks read on meaning (``levels``)."""
+    out = []
+    for block in blocks:
+        missed = evaluate(without_relations.without_key(block.expect), observed, done, ctx, norm,
+                          lenient=block.level != levels.PROFILE, where=block.where, hooks=False)
+        if twin is not None and reported is not None:
+            missed += without_relations.judge(block.expect, reported, twin, block.where)
+        out.append((block, missed))
+    return out
 
 
 def _step(session: _Session, scenario: Scenario, index: int, step: Mapping[str, Any], instant: dt.datetime,

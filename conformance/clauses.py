@@ -16,6 +16,12 @@ from typing import Any
 
 from .corpus import Scenario, load_yaml
 
+# ``spec`` of a clause: the proposal it comes from, or the level of a reference behaviour the
+# proposals leave open (``levels``): a *decision* names the alternatives an implementation may take
+# instead, the *profile* is the reference's own format or mechanism.
+SPEC_LEVEL = ("884", "1552")
+KINDS = (*SPEC_LEVEL, "decision", "profile")
+
 
 @dataclass(frozen=True)
 class Clause:
@@ -24,6 +30,7 @@ class Clause:
     section: str
     text: str
     unit_tests: tuple[str, ...] = ()
+    alternatives: tuple[str, ...] = ()  # a decision's: what else an implementation may do
 
 
 class CatalogueError(ValueError):
@@ -47,8 +54,17 @@ def load(path: Path | None) -> list[Clause]:
         if not isinstance(tests, list) or not all(isinstance(t, str) and "::" in t for t in tests):
             raise CatalogueError(f"{path.name}: {item['id']}: unit_tests must be a list of pytest node ids "
                                  "(tests/file.py::test_name)")
+        if str(item.get("spec", "")) not in KINDS:
+            raise CatalogueError(f"{path.name}: {item['id']}: spec must be one of {', '.join(KINDS)}")
+        others = item.get("alternatives") or []
+        if not isinstance(others, list) or not all(isinstance(a, str) and a.strip() for a in others):
+            raise CatalogueError(f"{path.name}: {item['id']}: alternatives must be a list of sentences")
+        if (item.get("spec") == "decision") != bool(others):
+            raise CatalogueError(f"{path.name}: {item['id']}: a decision, and only a decision, names its "
+                                 "alternatives")
         out.append(Clause(str(item["id"]), str(item.get("spec", "")), str(item.get("section", "")),
-                          " ".join(str(item.get("text", "")).split()), tuple(tests)))
+                          " ".join(str(item.get("text", "")).split()), tuple(tests),
+                          tuple(" ".join(a.split()) for a in others)))
     return out
 
 

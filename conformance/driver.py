@@ -271,13 +271,18 @@ def connect(impl: str) -> Driver:
     """A driver for ``impl``: ``reference`` (in-process), ``reference-subprocess`` (the protocol to a
     driver process that runs the reference inside it), ``reference-cli`` (the protocol, and every
     command a real ``teamai-ref`` process), ``teamai-cli`` (the published teamai-cli 0.25.0, see
-    ``drivers/teamai_cli.py``), or a command line."""
+    ``drivers/teamai_cli.py``), ``perturbed`` (the reference with every choice the proposals leave
+    open made another way, in-process, ``drivers/perturbed.py``), or a command line."""
     import sys
 
     if impl == "reference":
         from .reference_driver import ReferenceBackend, in_process
 
         return LocalDriver(lambda: ReferenceBackend(in_process), "reference")
+    if impl == "perturbed":
+        from .drivers import perturbed
+
+        return perturbed.connect()
     if impl == "reference-subprocess":
         return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference"], impl)
     if impl == "reference-cli":

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import decisions, outcomes
+from . import decisions, outcomes, placement
 from .capabilities import action_of
 from .case_runner import RUN_ID
 from .corpus import Payload, Scenario
@@ -155,8 +155,9 @@ def _printed(step: Mapping[str, Any], ref: Mapping[str, Any] | None,
 def vote_chains(scenario: Scenario, mismatches: Sequence[Mapping[str, Any]], ref: Trace, impl: Trace,
                 has_log: bool) -> list[dict[str, Any]]:
     """For every mismatch of a vote counter: the reads, runs, claims and consumed lines behind it."""
-    wanted = _mapping(scenario.expect.get("votes"))
-    unwanted = _list(scenario.expect.get("no_votes"))
+    expect = placement.every(scenario.data)
+    wanted = _mapping(expect.get("votes"))
+    unwanted = _list(expect.get("no_votes"))
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for m in mismatches:

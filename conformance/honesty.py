@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from . import outcomes
+from . import outcomes, placement
 from .capabilities import action_of
 from .case_runner import run_case
 from .corpus import Corpus, Payload, Scenario
@@ -68,7 +68,7 @@ def passes_against_nothing(corpus: Corpus, scenarios: Iterable[Scenario]) -> lis
     out = []
     try:
         for scenario in scenarios:
-            result = run_case(driver, scenario, corpus.payloads)
+            result = run_case(driver, scenario, corpus.payloads, profile=True)
             if result.outcome not in (outcomes.FAIL, outcomes.NOT_APPLICABLE):
                 detail = f": {result.message}" if result.message else ""
                 out.append(Offender(scenario.id, scenario.rel, "do-nothing",
@@ -87,7 +87,7 @@ def blind_to_the_hook(corpus: Corpus, scenarios: Iterable[Scenario]) -> list[Off
         for scenario in scenarios:
             if not feeds_the_hook(scenario, corpus.payloads):
                 continue
-            result = run_case(driver, scenario, corpus.payloads)
+            result = run_case(driver, scenario, corpus.payloads, profile=True)
             reason = _blind(result)
             if reason:
                 out.append(Offender(scenario.id, scenario.rel, "hooks-off", reason))
@@ -109,7 +109,7 @@ def _blind(result: outcomes.CaseResult) -> str | None:
 
 
 def expects_no_vote(scenario: Scenario) -> bool:
-    expect = scenario.data.get("expect") or {}
+    expect = placement.every(scenario.data)
     votes = expect.get("votes") or {}
     return bool(expect.get("no_votes")) or any(
         isinstance(entry, Mapping) and entry.get("upvoted_count") == 0 for entry in votes.values())
@@ -121,7 +121,7 @@ def silent_on_evidence(corpus: Corpus, scenarios: Iterable[Scenario]) -> list[Of
     for scenario in scenarios:
         if not (feeds_the_hook(scenario, corpus.payloads) and expects_no_vote(scenario)):
             continue
-        expect = scenario.data.get("expect") or {}
+        expect = placement.every(scenario.data)
         named = [line for key in ("log_contains", "log_absent") for line in (expect.get(key) or [])
                  if isinstance(line, Mapping) and line.get("kind") == "evidence"]
         if not named:

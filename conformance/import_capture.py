@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import yaml
 
-from . import capture_file, capture_replay, capture_scenario, corpus, lint, recorded_shapes
+from . import capture_file, capture_replay, capture_scenario, corpus, lint, placement, recorded_shapes
 
 EXIT_OK, EXIT_USAGE, EXIT_INPUT = 0, 2, 3
 _PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]{0,59}$")
@@ -156,6 +156,7 @@ def _write(out_dir: Path, rel: str, built: capture_scenario.Built) -> list[str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(f"payloads/{name}.json")
+    built.scenario = placement.place(built.scenario)  # each expectation at its level
     text = yaml.dump(built.scenario, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
     if corpus.load_yaml(text) != built.scenario:  # the file must read back as what was replayed
         raise AssertionError("the scenario does not read back as written")

@@ -23,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from . import clauses, expectations, matchers, pairs, recorded_shapes, schema, timeline
+from . import clauses, expectations, levels, matchers, pairs, recorded_shapes, schema, timeline
 from .capabilities import action_of
 from .corpus import Corpus, Scenario, is_shared
 from .substitute import PATTERN as SUBSTITUTION
@@ -56,6 +57,7 @@ def lint(corpus: Corpus) -> list[str]:
         problems.append(str(exc))
         loaded = []
     catalogue = {c.id for c in loaded}
+    level_of = {c.id: c.spec for c in loaded}
     problems += clauses.missing_unit_tests(loaded, corpus.root)
     if corpus.clauses_path is None:
         problems.append("no clause catalogue (conformance/clauses.yaml) was found")
@@ -84,6 +86,7 @@ def lint(corpus: Corpus) -> list[str]:
             continue  # the rest assumes the shape is right
         if catalogue:
             problems += [f"{rel}: clause {c!r} is not in the catalogue" for c in scenario.clauses if c not in catalogue]
+            problems += [f"{rel}: {p}" for p in level_problems(scenario, level_of)]
         origin = scenario.data.get("shrunk_from")
         if origin is not None and origin not in {s.id for s in corpus.scenarios}:
             problems.append(f"{rel}: shrunk_from names {origin!r}, a case the corpus does not have")
@@ -149,18 +152,39 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
             if step["as"] in names:
                 out.append(f"step {i}: the name {step['as']!r} is already used by an earlier step")
             names[str(step["as"])] = silent_step(action, step.get("check"))
-    expect = scenario.expect
-    out += [f"{where}: {p}" for where, m in matchers.found_in(dict(expect)) for p in matchers.problems(m)]
     out += _check_refs(references(scenario.data.get("env") or {}), {}, "env")
-    out += _check_refs(references(expect), names, "expect")
-    for name, want in (expect.get("steps") or {}).items():
-        if name not in names:
-            out.append(f"expect.steps.{name}: no step is named {name!r}")
-        for j, pattern in enumerate(want.get("output_matches") or []):
-            try:
-                re.compile(SUBSTITUTION.sub("x", str(pattern)))
-            except re.error as exc:
-                out.append(f"expect.steps.{name}.output_matches[{j}]: not a regular expression: {exc}")
+    for block in levels.blocks(scenario.data):
+        expect, at = block.expect, block.where
+        out += [f"{where}: {p}" for where, m in matchers.found_in(dict(expect), at) for p in matchers.problems(m)]
+        out += _check_refs(references(expect), names, at)
+        for name, want in (expect.get("steps") or {}).items():
+            if name not in names:
+                out.append(f"{at}.steps.{name}: no step is named {name!r}")
+            for j, pattern in enumerate(want.get("output_matches") or []):
+                try:
+                    re.compile(SUBSTITUTION.sub("x", str(pattern)))
+                except re.error as exc:
+                    out.append(f"{at}.steps.{name}.output_matches[{j}]: not a regular expression: {exc}")
+    return out
+
+
+def level_problems(scenario: Scenario, level_of: Mapping[str, str]) -> list[str]:
+    """Each block at its level: the spec block observes only what #884 and #1552 define and the
+    case cites one of their clauses; a decide block names a decision the case cites."""
+    out: list[str] = []
+    actions = {str(s["as"]): str(action_of(s)) for s in scenario.steps if s.get("as")}
+    cited = set(scenario.clauses)
+    if scenario.expect:
+        out += levels.spec_problems(scenario.expect, actions)
+        if not any(level_of.get(c) in clauses.SPEC_LEVEL for c in cited):
+            out.append("expect: a spec-level block needs a #884 or #1552 clause among the case's clauses "
+                       "(else the expectations are a decision's or the profile's)")
+    for name, block in (scenario.data.get("decide") or {}).items():
+        if name not in cited:
+            out.append(f"decide.{name}: the case does not cite this clause")
+        elif level_of.get(name) != levels.DECISION:
+            out.append(f"decide.{name}: not a decision of the register (clauses.yaml, spec: decision)")
+        out += [p.replace("expect.", f"decide.{name}.", 1) for p in levels.spec_problems(block or {}, actions)]
     return out
 
 

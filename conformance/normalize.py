@@ -13,6 +13,8 @@ first path where the two sides differ.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,8 +61,12 @@ class Normalizer:
         return value
 
 
-def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
-    """``None`` when ``expected`` is a subset of ``actual``, else (path, expected, actual) there."""
+def first_difference(expected: Any, actual: Any, path: str = "", lenient: bool = False) -> tuple[str, Any, Any] | None:
+    """``None`` when ``expected`` is a subset of ``actual``, else (path, expected, actual) there.
+
+    ``lenient`` compares as the spec level does (``levels``), on meaning where the proposals leave
+    the spelling open: a null expected field also matches an absent one, and two instants match
+    when they name the same moment (``…:00Z`` and ``…:00.000Z``)."""
     if matchers.is_matcher(expected):
         return None if matchers.holds(expected, actual) else (path, expected, actual)
     if isinstance(expected, dict):
@@ -70,8 +76,10 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
             got = actual.get(key, _MISSING)
             where = f"{path}.{key}" if path else str(key)
             if got is _MISSING:
+                if lenient and want is None:
+                    continue
                 return where, want, "<missing>"
-            diff = first_difference(want, got, where)
+            diff = first_difference(want, got, where, lenient)
             if diff:
                 return diff
         return None
@@ -79,19 +87,32 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
         if not isinstance(actual, list):
             return path, expected, actual
         for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
-            diff = first_difference(want, got, f"{path}[{i}]")
+            diff = first_difference(want, got, f"{path}[{i}]", lenient)
             if diff:
                 return diff
         if len(expected) != len(actual):
             return f"{path}.length", len(expected), len(actual)
         return None
-    if _same_scalar(expected, actual):
+    if _same_scalar(expected, actual) or (lenient and same_instant(expected, actual)):
         return None
     return path, expected, actual
 
 
-def matches(expected: Any, actual: Any) -> bool:
-    return first_difference(expected, actual) is None
+def matches(expected: Any, actual: Any, lenient: bool = False) -> bool:
+    return first_difference(expected, actual, lenient=lenient) is None
+
+
+_INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$")
+
+
+def same_instant(a: Any, b: Any) -> bool:
+    """Whether two strings spell one moment in ISO 8601 (``Z`` or an offset, any fraction)."""
+    if not (isinstance(a, str) and isinstance(b, str) and _INSTANT.match(a) and _INSTANT.match(b)):
+        return False
+    try:
+        return dt.datetime.fromisoformat(a.replace("Z", "+00:00")) == dt.datetime.fromisoformat(b.replace("Z", "+00:00"))
+    except ValueError:
+        return False
 
 
 def _same_scalar(expected: Any, actual: Any) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import timeline
+from . import placement, timeline
 from .applicability import steps_lacking
 from .case_runner import ScenarioError, _Session, _step, _strings, _Unprinted, open_case
 from .corpus import Payload, Scenario
@@ -92,7 +92,8 @@ def _run(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload],
     except _Unprinted as exc:
         obs.stopped = f"step {len(done) + 1} ({exc.where}) needs {exc.cause}"
     last = times[len(done) - 1] if done else first
-    want = ["votes", "log"] + (["stats"] if "stats" in scenario.expect or any("stats" in s for s in scenario.steps)
+    want = ["votes", "log"] + (["stats"] if "stats" in placement.every(scenario.data)
+                               or any("stats" in s for s in scenario.steps)
                                else [])
     final = session.send({"cmd": "observe", "now": timeline.spell(last + dt.timedelta(seconds=1)), "env": env,
                           "want": want})

@@ -23,6 +23,8 @@ expectations left out because the driver lacks what they need, ``lacking`` says 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +53,12 @@ class CaseResult:
     explanation: dict[str, Any] | None = None  # a fail: where and why it parted from the reference (explain.py)
     skipped: list[str] = field(default_factory=list)  # partly applicable: the expectations left out
     vacuous: str = ""  # a pass that says nothing: why
+    # The levels whose failure fails the case: spec always; decisions and profile too for a driver
+    # that declares the reference's profile (``levels.judged``).
+    held: list[str] = field(default_factory=lambda: ["spec"])
+    # Each level's verdict: {"spec": pass|fail|none, "decisions": {id: agree|differ},
+    # "profile": pass|fail|none|unchecked}; empty until the case was judged.
+    levels: dict[str, Any] = field(default_factory=dict)
 
     @property
     def partly(self) -> bool:
@@ -63,5 +71,87 @@ class CaseResult:
                 "reason": self.reason, "lacking": self.lacking,
                 **({"partly": True, "skipped": self.skipped} if self.partly else {}),
                 **({"vacuous": self.vacuous} if self.vacuous else {}),
+                **({"levels": self.levels, "held": self.held} if self.levels else {}),
                 **({"observed": self.observed} if self.observed is not None else {}),
                 **({"explanation": self.explanation} if self.explanation is not None else {})}
+
+
+def settle(result: CaseResult, judged: list[tuple[Any, list[Any]]], hooks: list[Any]) -> None:
+    """The case's verdict per level and its outcome from the levels it is held to.
+
+    ``judged`` pairs each judged block (``levels.Block``) with its mismatches; ``hooks`` are the
+    harness's own mismatches (a hook that exited non-zero), which count at spec level. Only a
+    driver held to the profile (the reference) fails a case on a decision or the profile; any
+    other driver that parts from a decision *differs on* it, which the reports show apart."""
+    spec = list(hooks)
+    decisions: dict[str, str] = {}
+    profile = "none" if "profile" in result.held else "unchecked"
+    rows: list[dict[str, Any]] = [{**m.to_json(), "level": "spec"} for m in hooks]
+    spec_judged = bool(hooks)
+    for block, missed in judged:
+        rows += [{**m.to_json(), "level": block.level, **({"decision": block.decision} if block.decision else {})}
+                 for m in missed]
+        if block.level == "spec":
+            spec_judged = True
+            spec += missed
+        elif block.level == "decision":
+            decisions[str(block.decision)] = "differ" if missed else "agree"
+        else:
+            profile = "fail" if missed else "pass"
+    result.levels = {"spec": ("fail" if spec else "pass") if spec_judged else "none",
+                     "decisions": decisions, "profile": profile}
+    failing = [r for r in rows if r["level"] in result.held]
+    result.mismatches = rows
+    if failing:
+        result.outcome = FAIL
+        result.message = f"{failing[0]['path']}: {failing[0]['message']}"
+    elif rows:
+        first = rows[0]
+        differ = sorted(d for d, v in decisions.items() if v == "differ")
+        result.message = (f"differs on {', '.join(differ)}" if differ else f"{first['path']}: {first['message']}")
+
+
+def level_totals(results: Sequence[CaseResult | Mapping[str, Any]]) -> dict[str, Any]:
+    """The three numbers a run reports apart (``levels``): conformance to the spec, agreement with
+    the reference's decisions, and the reference's profile.
+
+    ``spec``: cases judged at spec level and how many held (a case that errored, crashed or timed
+    out counts as not holding). ``decisions``: each case's verdict on each decision it cites,
+    agreed and differing, and per decision how many cases differ. ``profile``: cases judged on the
+    profile and how many held, or ``None`` when no case was (the driver declares no profile)."""
+    spec_total = spec_pass = profile_total = profile_pass = 0
+    agree = 0
+    differ: Counter[str] = Counter()
+    for r in results:
+        # a result, or its line in a JSON-lines report
+        v = (r.levels if isinstance(r, CaseResult) else r.get("levels")) or {}
+        outcome = r.outcome if isinstance(r, CaseResult) else r.get("outcome")
+        broken = outcome in (ERROR, CRASH, TIMEOUT)
+        if v.get("spec") in ("pass", "fail") or broken:
+            spec_total += 1
+            spec_pass += v.get("spec") == "pass" and not broken
+        for name, verdict in (v.get("decisions") or {}).items():
+            if verdict == "agree":
+                agree += 1
+            else:
+                differ[name] += 1
+        if v.get("profile") in ("pass", "fail"):
+            profile_total += 1
+            profile_pass += v.get("profile") == "pass"
+    return {"spec": {"pass": spec_pass, "total": spec_total},
+            "decisions": {"agree": agree, "differ": sum(differ.values()), "by_decision": dict(sorted(differ.items()))},
+            "profile": {"pass": profile_pass, "total": profile_total} if profile_total else None}
+
+
+def level_lines(results: list[CaseResult]) -> list[str]:
+    """The three numbers in words, one line each."""
+    t = level_totals(results)
+    spec, dec, prof = t["spec"], t["decisions"], t["profile"]
+    out = [f"spec (conformance to #884 and #1552): {spec['pass']}/{spec['total']} cases hold"]
+    line = f"decisions (the reference's choices where the spec is silent): {dec['agree']} agree, {dec['differ']} differ"
+    if dec["by_decision"]:
+        line += " (" + ", ".join(f"{name} {n}" for name, n in dec["by_decision"].items()) + ")"
+    out.append(line)
+    out.append(f"profile (the reference's own formats): {prof['pass']}/{prof['total']} cases hold" if prof
+               else "profile (the reference's own formats): not checked (the implementation declares no profile)")
+    return out

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from . import outcomes, without_relations
+from . import levels, outcomes
 from .capabilities import action_of
-from .case_runner import Observation, run_case
+from .case_runner import Observation, judge_blocks, run_case
 from .clauses import Clause
 from .corpus import Corpus, Payload, Scenario
 from .driver import Driver
-from .expect import Mismatch, evaluate
+from .expect import Mismatch
 from .substitute import SubstitutionError
 
 MAX_CHANGES = 3
@@ -245,7 +245,7 @@ def flip(driver: Driver, pair: Pair, payloads: Mapping[str, Payload]) -> list[st
     runs: dict[str, Observation] = {}
     out = []
     for scenario in (pair.first, pair.second):
-        result = run_case(driver, scenario, payloads, observer=partial(runs.__setitem__, scenario.id))
+        result = run_case(driver, scenario, payloads, observer=partial(runs.__setitem__, scenario.id), profile=True)
         if result.outcome != outcomes.PASS:
             out.append(f"{scenario.id}: {result.outcome} on its own run: {result.message}")
     if out:
@@ -253,7 +253,8 @@ def flip(driver: Driver, pair: Pair, payloads: Mapping[str, Payload]) -> list[st
     for mine, other in ((pair.first, pair.second), (pair.second, pair.first)):
         seen = runs[other.id]
         try:
-            missed = evaluate(without_relations.without_key(mine.expect), seen.observed, seen.steps, seen.ctx, seen.norm)
+            missed = [m for _block, found in judge_blocks(levels.blocks(mine.data), seen.observed, seen.steps,
+                                                          seen.ctx, seen.norm) for m in found]
         except SubstitutionError as exc:
             missed = [Mismatch("expect", str(exc))]
         if not missed:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from typing import Any
 
-from . import protocol, sandbox
+from . import levels, protocol, sandbox
 from .substitute import with_index
 
 Runner = Callable[[list[str], dict[str, str], bytes, str], tuple[int, str, str]]
@@ -134,7 +134,8 @@ class ReferenceBackend:
                 "implementation": {"name": "teamai-ref", "version": str(__version__)},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
                                  "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
-                                 "seed": list(protocol.SEEDABLE), "windows_team": True}}
+                                 "seed": list(protocol.SEEDABLE), "windows_team": True, "credited": True,
+                                 "profile": levels.REFERENCE_PROFILE}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         from reference import config, tree
@@ -302,6 +303,8 @@ class ReferenceBackend:
             answer["votes"] = {}
             answer["raw"]["votes-error"] = str(exc)
         answer["log"] = runlog.read(cfg.active.log_path)[0]
+        if "credited" in want:
+            answer["credited"] = credits(answer["log"])
         if "ledger" in want:
             try:
                 with open(cfg.active.ledger_path, encoding="utf-8", errors="replace") as fh:
@@ -323,6 +326,20 @@ class ReferenceBackend:
                 except ValueError:
                     answer["stats"] = None
         return answer
+
+
+def credits(log: list[Any]) -> list[dict[str, str]]:
+    """The reads the reference credited, from its own marks: a ``consumed`` line with
+    ``credited: true`` names the session credited (a subagent's read credits its root session),
+    the doc's key and the read's path; one that is not credited only records a read an earlier
+    credit already covered."""
+    out = []
+    for line in log:
+        if isinstance(line, dict) and line.get("kind") == "consumed" and line.get("credited") is True:
+            read: dict[str, Any] = line["evidence"] if isinstance(line.get("evidence"), dict) else {}
+            out.append({"session": str(line.get("session", "")), "key": str(line.get("key", "")),
+                        "path": str(read.get("path", ""))})
+    return out
 
 
 def _write(path: str, data: bytes) -> None:

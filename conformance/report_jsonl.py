@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import __version__, protocol
+from . import __version__, outcomes, protocol
 from .capabilities import action_of
 from .clauses import Clause
 from .corpus import Payload, Scenario
@@ -55,7 +55,9 @@ def footer(results: Iterable[CaseResult], finished: str, exit_code: int,
            clauses: dict[str, Any] | None = None) -> dict[str, Any]:
     """``clauses``: the coverage summary (``clauses.summary``): total, by_scenarios,
     unit_tests_only and untested, the same numbers the terminal report shows."""
-    out = {"kind": "footer", "totals": dict(Counter(r.outcome for r in results)), "finished": finished,
+    results = list(results)
+    out = {"kind": "footer", "totals": dict(Counter(r.outcome for r in results)),
+           "levels": outcomes.level_totals(results), "finished": finished,
            "exit": exit_code}
     if clauses is not None:
         out["clauses"] = clauses
@@ -78,7 +80,8 @@ def facts(scenarios: Iterable[Scenario], payloads: Mapping[str, Payload]) -> dic
             hooks.append({"payload": name, "agent": agent,
                           "event": kebab(str(step.get("event") or (payload.event if payload else "")))})
         out[s.id] = _plain({"path": s.rel, "provenance": s.data.get("provenance"), "plan": s.steps,
-                            "expect": s.expect, "hooks": hooks})
+                            "expect": s.expect, **{k: s.data[k] for k in ("decide", "profile") if s.data.get(k)},
+                            "hooks": hooks})
     return out
 
 

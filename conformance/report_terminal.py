@@ -101,6 +101,7 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     out: list[str] = [f"teamai-conformance: {len(results)} cases against {implementation}"]
     totals = Counter(r.outcome for r in results)
     out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
+    out += outcomes.level_lines(results)
     if totals[outcomes.NOT_APPLICABLE]:
         out.append(not_applicable_line(results))
     out += marks_lines(results)

@@ -13,8 +13,11 @@ from typing import Any
 
 import yaml
 
+from . import placement
+
 ORDER = ("id", "title", "clauses", "provenance", "shrunk_from", "agents", "start", "windows_team", "team",
-         "user_team", "learnings_roots", "withheld", "repo", "env", "steps", "expect", "observations")
+         "user_team", "learnings_roots", "withheld", "repo", "env", "steps", "expect", "decide", "profile",
+         "observations")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -39,6 +42,8 @@ _Dumper.add_representer(str, _text)
 
 
 def dump(data: Mapping[str, Any]) -> str:
+    """The case as YAML, each expectation at its level (``placement``)."""
+    data = placement.place(data)
     ordered = {k: data[k] for k in ORDER if k in data}
     ordered.update({k: v for k, v in data.items() if k not in ordered})
     return yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=110)

@@ -36,14 +36,21 @@ _UNTRANSLATED = frozenset(("prefixItems", "unevaluatedProperties", "unevaluatedI
                            "$dynamicRef", "$recursiveRef", "minContains", "maxContains"))
 
 
-def _draft7(node: Any) -> Any:
+def _draft7(node: Any, defs: dict[str, Any] | None = None) -> Any:
+    """The schema in draft 7's words, with its own ``#/$defs/...`` references written out in place
+    (the compiled check would look for them as documents of their own)."""
+    if defs is None and isinstance(node, dict):
+        defs = node.get("$defs") or {}
     if isinstance(node, list):
-        return [_draft7(item) for item in node]
+        return [_draft7(item, defs) for item in node]
     if not isinstance(node, dict):
         return node
     if _UNTRANSLATED & node.keys():
         raise LookupError(sorted(_UNTRANSLATED & node.keys())[0])
-    out = {key: _draft7(value) for key, value in node.items() if key != "dependentRequired"}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and defs and ref[8:] in defs:
+        node = {**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}
+    out = {key: _draft7(value, defs) for key, value in node.items() if key not in ("dependentRequired", "$defs")}
     if "dependentRequired" in node:
         out["dependencies"] = {**out.get("dependencies", {}), **node["dependentRequired"]}
     return out

@@ -49,6 +49,7 @@ def positive(expect: Mapping[str, Any], steps: Sequence[Mapping[str, Any]] = ())
                if about_recall or name not in RECALL_FIELDS):
             out.append(f"expect.votes.{key}")
     out += [f"expect.log_contains[{i}]" for i, _ in enumerate(expect.get("log_contains") or [])]
+    out += [f"expect.credited[{i}]" for i, _ in enumerate(expect.get("credited") or [])]
     if expect.get("log_lines"):
         out.append("expect.log_lines")
     if expect.get("stats"):

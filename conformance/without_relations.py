@@ -57,17 +57,19 @@ def twin(scenario: Scenario) -> Scenario:
             data[key] = strip_tree(data[key])
     if data.get("learnings_roots"):
         data["learnings_roots"] = [strip_tree(tree) for tree in data["learnings_roots"]]
-    data["expect"] = {}
+    for key in ("expect", "decide", "profile"):
+        data.pop(key, None)
     return replace(scenario, data=data)
 
 
-def judge(expect: Mapping[str, Any], steps: list[dict[str, Any]], twin_steps: list[dict[str, Any]]) -> list[Mismatch]:
+def judge(expect: Mapping[str, Any], steps: list[dict[str, Any]], twin_steps: list[dict[str, Any]],
+          block: str = "expect") -> list[Mismatch]:
     """A mismatch for every asked step whose stdout differs from the twin run's."""
     mine = {s.get("name"): s for s in steps if s.get("name")}
     theirs = {s.get("name"): s for s in twin_steps if s.get("name")}
     out = []
     for name in wanted(expect):
-        where = f"expect.steps.{name}.{KEY}"
+        where = f"{block}.steps.{name}.{KEY}"
         if name not in mine or name not in theirs:
             out.append(Mismatch(where, "the step did not run in both runs", name, None))
             continue

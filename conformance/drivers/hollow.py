@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .. import protocol
+from .. import levels, protocol
 from ..driver import Driver, LocalDriver
 from ..reference_driver import AGENTS, ReferenceBackend, in_process
 
@@ -39,7 +39,8 @@ class DoNothing(ReferenceBackend):
         return {"protocol": protocol.VERSION, "implementation": {"name": "do-nothing", "version": "0"},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
                                  "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
-                                 "seed": list(protocol.SEEDABLE), "windows_team": True}}
+                                 "seed": list(protocol.SEEDABLE), "windows_team": True, "credited": True,
+                                 "profile": levels.REFERENCE_PROFILE}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         # No git repository: nothing here would ever read it.
@@ -73,7 +74,7 @@ class DoNothing(ReferenceBackend):
         return {}
 
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"votes": {}, "log": [], "stats": [], "raw": {}, "ledger": None}
+        return {"votes": {}, "log": [], "stats": [], "raw": {}, "ledger": None, "credited": []}
 
 
 class HooksOff(ReferenceBackend):

@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from .. import placement
+
 
 class Flow(dict[str, Any]):
     """A mapping written on one line: ``{kind: claim, run: ..., session: ...}``."""
@@ -34,7 +36,7 @@ _Dumper.add_representer(str, _text)
 _Dumper.add_representer(Flow, _flow)
 
 ORDER = ("id", "title", "clauses", "provenance", "agents", "start", "team", "user_team", "learnings_roots",
-         "withheld", "repo", "env", "steps", "expect")
+         "withheld", "repo", "env", "steps", "expect", "decide", "profile")
 
 
 # Texts already written in this process, by their exact input (pickled, so a ``Flow`` and a plain
@@ -56,6 +58,7 @@ def render(scenario: dict[str, Any], header: list[str]) -> str:
 
 
 def _emit(scenario: dict[str, Any], header: list[str]) -> str:
+    scenario = placement.place(scenario)  # each expectation at its level, as a hand-written case
     ordered = {k: scenario[k] for k in ORDER if k in scenario}
     ordered.update({k: v for k, v in scenario.items() if k not in ordered})
     body = yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000,
