@@ -86,13 +86,13 @@ def _evaluate(expect: Mapping[str, Any], observed: Mapping[str, Any], steps: lis
             want, missed = subst(where, item)
             out += missed or judge(where, norm(want), log, lenient)
     credits = [norm(c) for c in observed.get("credited") or []]
-    for key, judge in (("credited", _contains), ("not_credited", _absent)):
-        for i, item in enumerate(expect.get(key) or []):
-            where = f"expect.{key}[{i}]"
-            want, missed = subst(where, item)
-            if not missed and observed.get("credited") is None:
-                missed = [Mismatch(where, "the implementation did not say which reads it credited", want, None)]
-            out += missed or judge(where, norm(want), credits, True, "credit")
+    if "credited" in expect:
+        want, missed = subst("expect.credited", expect["credited"])
+        out += missed or _credited(norm(want), credits, observed.get("credited") is not None)
+    for i, item in enumerate(expect.get("not_credited") or []):
+        where = f"expect.not_credited[{i}]"
+        want, missed = subst(where, item)
+        out += missed or _absent(where, norm(want), credits, True, "credit")
     if "log_lines" in expect and len(log) != expect["log_lines"]:
         out.append(Mismatch("expect.log_lines", "the log holds another number of lines", expect["log_lines"],
                             len(log)))
@@ -134,6 +134,20 @@ def _contains(where: str, want: Any, log: list[Any], lenient: bool = False, what
 def _absent(where: str, want: Any, log: list[Any], lenient: bool = False, what: str = "log line") -> list[Mismatch]:
     hit = next((line for line in log if matches(want, line, lenient)), None)
     return [] if hit is None else [Mismatch(where, f"a {what} matches", want, hit)]
+
+
+def _credited(want: list[Any], credits: list[Any], answered: bool) -> list[Mismatch]:
+    """Each wanted credit is a distinct credit of the implementation (two alike ask for two)."""
+    if not answered:
+        return [Mismatch("expect.credited", "the implementation did not say which reads it credited", want, None)]
+    kept: list[Any] = []
+    out = []
+    for i, item in enumerate(want):
+        if pair_up([*kept, item], credits, lambda w, c: matches(w, c, True)) is None:
+            out.append(Mismatch(f"expect.credited[{i}]", "no credit left to match", item, credits))
+        else:
+            kept.append(item)
+    return out
 
 
 def hooks_exit_zero(steps: list[StepOutcome]) -> list[Mismatch]:

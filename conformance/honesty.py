@@ -24,6 +24,7 @@ Each offender comes with the reason in words; ``teamai-conformance honesty`` pri
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,11 @@ from .corpus import Corpus, Payload, Scenario
 from .drivers import hollow
 
 TOOL_EVENTS = ("post-tool-use", "post-tool-use-failure")
-LOG_MUST = "expect.log_contains"
+# A log line the hook must write, or a credit only a hook's evidence can earn, expected at spec or
+# decision level (what every implementation is judged on), or in the profile of a case that has
+# nothing else (one about the reference's own formats).
+LOG_MUST = re.compile(r"^(expect|decide\.[A-Z0-9-]+)\.(log_contains|credited)\[")
+LOG_MUST_PROFILE = re.compile(r"^profile\.log_contains\[")
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,8 @@ def _blind(result: outcomes.CaseResult) -> str | None:
     if result.outcome != outcomes.FAIL:
         return f"{result.outcome} against hooks that record nothing"
     paths = [str(m.get("path", "")) for m in result.mismatches]
-    if any(p.startswith(LOG_MUST) for p in paths):
+    profile_only = result.levels.get("spec") == "none" and not result.levels.get("decisions")
+    if any(LOG_MUST.match(p) or (profile_only and LOG_MUST_PROFILE.match(p)) for p in paths):
         return None
     return ("against hooks that record nothing it fails only on " + ", ".join(dict.fromkeys(paths))
             + ": add a log_contains line the hook must write (the claim or evidence of a sibling call)")

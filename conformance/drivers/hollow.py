@@ -74,7 +74,8 @@ class DoNothing(ReferenceBackend):
         return {}
 
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"votes": {}, "log": [], "stats": [], "raw": {}, "ledger": None, "credited": []}
+        asked = "credited" in (message.get("want") or ())
+        return {"votes": {}, "log": [], "stats": [], "raw": {}, "ledger": None, **({"credited": []} if asked else {})}
 
 
 class HooksOff(ReferenceBackend):
