@@ -3,8 +3,9 @@
 Exit codes (a script can rely on them):
 
 =====  ==============================================================
-0      done (recall printed its hits, or the no-hit line, even when it could not record the run)
-1      a check said no: ``recall --check`` found nothing, ``review`` found a fail,
+0      done (recall printed its hits, or the no-hit line, even when it could not record the run;
+       ``recall --check`` printed its verdict, RELEVANT or NOT_RELEVANT, as teamai does)
+1      a check said no: ``review`` found a fail,
        ``doctor`` found what would make a hook record nothing
 2      usage: unknown command or option, empty query, bad argument
 3      the team folder, the state folder (``TEAMAI_HOME``) or a given file cannot be used
@@ -100,9 +101,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("recall", help="search the team's knowledge and record the run")
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("--check", action="store_true", help="only say whether recall would find something")
-    p.add_argument("--caller", metavar="NAME",
-                   help="who runs this recall; the recall subagent passes --caller teamai-recall, and its own "
-                        "reads of the hits then never upvote them (#884)")
+    # --caller is a hidden flag (#884): the recall subagent passes --caller teamai-recall, and its own
+    # reads of the hits then never upvote them. Accepted, never listed; the README documents it.
+    p.add_argument("--caller", metavar="NAME", help=argparse.SUPPRESS)
     p.add_argument("--limit", type=int, default=5, metavar="N", help="print at most N hits (default: 5)")
     _team_args(p)
 
@@ -210,8 +211,9 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         return EXIT_USAGE
     try:
         if args.check:
-            io.stdout.write(render.render_check(len(searched.hits)))
-            return EXIT_OK if searched.hits else EXIT_NO
+            top = searched.hits[0].entry if searched.hits else None
+            io.stdout.write(render.render_check(top.score if top else None, top.title if top else None))
+            return EXIT_OK  # teamai exits 0 either way: the verdict is in the line
         hits = relations_view.attach(cfg, searched)
     finally:
         searched.close()

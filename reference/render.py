@@ -88,5 +88,15 @@ def render(query: str, hits: Sequence[Hit], run_id: str | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_check(found: int) -> str:
-    return ("HIGH" if found else "LOW") + f" ({found} result{'s' if found != 1 else ''})\n"
+CHECK_THRESHOLD = 0.0  # a hit's score is above it: whatever recall would print is relevant
+
+
+def render_check(top_score: float | None, top_title: str | None) -> str:
+    """``recall --check`` as teamai prints it, since the recall subagent's shortcut parses it:
+    ``RELEVANT score=<s> threshold=<t> title="<title>"`` for the top hit, else
+    ``NOT_RELEVANT score=0.0 threshold=<t>``. The reference's verdict is whether recall would print
+    a hit (its ranking has no cut-off), so its threshold is 0.0."""
+    if top_score is None:
+        return f"NOT_RELEVANT score=0.0 threshold={CHECK_THRESHOLD:.1f}\n"
+    return (f"RELEVANT score={round(top_score, 1):.1f} threshold={CHECK_THRESHOLD:.1f}"
+            f' title="{one_line(top_title or "")}"\n')

@@ -28,11 +28,11 @@ def test_hook_dispatch_help_through_the_console_entry(cli) -> None:  # type: ign
     assert ", ".join(AGENTS) in res.out
 
 
-def test_recall_help_shows_caller_and_limit(cli) -> None:  # type: ignore[no-untyped-def]
+def test_recall_help_hides_caller_and_shows_limit(cli) -> None:  # type: ignore[no-untyped-def]
     helped = cli.subprocess("recall", "--help")
     assert helped.code == 0
     flat = " ".join(helped.out.split())
-    assert "--caller NAME" in flat and "teamai-recall" in flat
+    assert "--caller" not in flat and "teamai-recall" not in flat  # a hidden flag (#884)
     assert "--limit N" in flat and "(default: 5)" in flat
     assert cli("recall", "redis", "--caller", "teamai-recall", "--limit", "1").code == 0
 

@@ -7,7 +7,8 @@ A search is evidence of reading only when its output carries text from the doc:
 - an output line belongs to the doc: it starts with the doc's path and ``:`` (``path:line:text``,
   the form every grep prints for several files), or it follows a line that is only ``path:`` and is
   indented under it (a tool that groups matches by file), or the search's one input was the doc (a
-  search of a single file prints ``line:text`` without the path);
+  search of a single file prints ``line:text`` without the path, or with a path that names that
+  file, as Pi's grep prints its base name: ``redis-timeout.md:5:text``);
 - and what that line shows, once the path, the line number (``12:``, ``12-``, ``Line 12:``) and a
   truncation mark at its end (``...``, ``…``, ``[truncated]``) are taken off, is text from the doc:
   a non-empty part of one of its lines. The hook reads the doc to tell (a regular file of at most
@@ -120,6 +121,13 @@ def _groups(text: str) -> dict[str, list[str]]:
     return groups
 
 
+def _names(raw: str, single: str) -> bool:
+    """Whether a path as an output line writes it names the one file a search ran on: the same
+    path, or its trailing part (a base name, or a path relative to a folder above it)."""
+    raw, single = raw.replace("\\", "/"), single.replace("\\", "/")
+    return raw == single or single.endswith("/" + raw.lstrip("./"))
+
+
 def shown(output: str, input_paths: tuple[str, ...], mode: str,
           locate: Callable[[str], str | None] | None = None) -> list[tuple[str, str]]:
     """The paths (as written) whose content the output shows, each with the rule that found it.
@@ -139,14 +147,17 @@ def shown(output: str, input_paths: tuple[str, ...], mode: str,
         return any(f and "\n" not in f and f in content for f in fragments[:MAX_LINES])
 
     found: list[tuple[str, str]] = []
-    if len(input_paths) == 1 and pathmatch.is_markdown(input_paths[0]):
-        single = input_paths[0]
+    groups = _groups(text)
+    single = input_paths[0] if len(input_paths) == 1 and pathmatch.is_markdown(input_paths[0]) else None
+    if single is not None:
         lines = [fragment(line) for line in text.split("\n", MAX_LINES)[:MAX_LINES]]
+        # a tool that names the one file it searched before each match (Pi: ``name.md:5: text``)
+        lines += [f for raw, fragments in groups.items() if _names(raw, single) for f in fragments]
         content = doc(single)
         if content is not None and from_doc(content, lines):
             found.append((single, "the search ran on this one file and printed text from it"))
-    for raw, fragments in _groups(text).items():
-        if any(raw == path for path, _ in found):
+    for raw, fragments in groups.items():
+        if any(raw == path for path, _ in found) or (single is not None and _names(raw, single)):
             continue
         content = doc(raw)
         if content is None:

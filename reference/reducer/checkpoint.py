@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from .logread import Record
     from .settle import Maker
 
-VERSION = 2
+VERSION = 3  # 3: a recall subagent run nobody claimed names no maker in a root session
 HEAD = 1024  # bytes of the header line, padding and newline included
 SLACK = 3600 * 1_000_000  # microseconds a line may be older than the newest one without a full read
 COMPACT_AFTER = 3600 * 1_000_000  # kept lines are worked out again when the horizon would move on this much

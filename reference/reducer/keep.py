@@ -40,7 +40,7 @@ from .logread import (
     text,
     well_formed,
 )
-from .sessions import best_links
+from .sessions import Roots, best_links
 from .settle import first_claims, settled_by
 
 TYPE_CHECKING = False
@@ -131,10 +131,17 @@ def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[di
         elif run_id not in run_ids:
             dropped.add(run_id)
     makers: dict[Maker, int] = dict(base_makers.of()) if base_makers is not None else {}
+    roots: list[Roots] = []  # built on first use: few logs drop a marked run nobody claimed
+
+    def child(session: str) -> bool:
+        if not roots:
+            roots.append(Roots(lines.get("link")))
+        return roots[0].root(session) != session
+
     for rec in dropped_runs + lines.decode("run", [line for line in lines.raw["run"] if run_of(line) in marked & dropped
                                                    and line not in dropped_raw]):
         run_id, when = text(rec.get("run")), instant(rec.get("ts"))
-        settled = settled_by(rec, first[run_id][1] if run_id in first else None) if run_id is not None else None
+        settled = settled_by(rec, first[run_id][1] if run_id in first else None, child) if run_id is not None else None
         if when is not None and settled is not None and settled[1] is not None:
             makers[settled[1]] = min(makers.get(settled[1], when), when)
     floor = stamp_micros(cover).encode()

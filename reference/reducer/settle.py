@@ -6,15 +6,23 @@
   run id the log does not hold settles nothing. A run with no claim belongs to the session its
   environment named, but only when ``via`` is ``env`` and ``unambiguous`` is true. Every other
   run is unsettled and never votes. Later claims stay in the log and change nothing.
-- A run is the recall subagent's when its caller is ``teamai-recall`` or its first claim's actor
-  has ``agent_type`` ``teamai-recall``. Its maker is the settled session plus the claim's
-  ``agent_id``; with no agent id (an env-settled run, or an agent such as Cursor or Copilot whose
-  hooks name no subagent) the maker is the session's anonymous actor, so every read without an
-  agent id in that session is treated as the subagent's. That errs towards no vote: Frank's
-  recall subagent on Cursor must not upvote what it found itself. The maker's reads from the
-  run's ``ts`` on are kept out (``join.matches``); its reads before it ran the recall are its
-  own business and count like anyone's, so a marked run never takes back a credit already
-  given, and the votes do not depend on when the reducer ran.
+- A run is the recall subagent's (marked) when its caller is ``teamai-recall`` or its first
+  claim's actor has ``agent_type`` ``teamai-recall``. Its maker is the actor that ran it:
+  - claimed: the claim's session plus the claim's ``agent_id``. A claim with no agent id (an agent
+    such as Cursor or Copilot whose hooks name no subagent) names the session's anonymous actor,
+    so every read without an agent id in that session is treated as the subagent's. That errs
+    towards no vote: Frank's recall subagent on Cursor must not upvote what it found itself, and
+    on such an agent the hook cannot tell the main agent from the subagent.
+  - never claimed (settled by its environment): the session plus the ``agent_id`` the run line's
+    ``actor`` names (recall's own environment told it, as Codex's thread id does). When the run
+    line names none, the maker is the session's anonymous actor only when that session is a child
+    session (linked under a parent, as OpenCode's task runs the subagent in a session of its own):
+    that actor is the subagent. In a root session the anonymous actor is the main agent, whose
+    reads the spec says count, so nobody is the maker: the reducer does not know which actor ran
+    it (a named decision, clause REF-MAKER-UNCLAIMED).
+  The maker's reads from the run's ``ts`` on are kept out (``join.matches``); its reads before it
+  ran the recall are its own business and count like anyone's, so a marked run never takes back a
+  credit already given, and the votes do not depend on when the reducer ran.
 """
 
 from __future__ import annotations
@@ -71,8 +79,10 @@ def first_claims(claims: list[Record]) -> dict[str, tuple[ClaimOrder, Record]]:
     return first
 
 
-def settled_by(rec: Record, claim: Record | None) -> tuple[str, Maker | None] | None:
-    """(the session a run line belongs to, its maker or None), or None when it is unsettled."""
+def settled_by(rec: Record, claim: Record | None,
+               child: Callable[[str], bool] | None = None) -> tuple[str, Maker | None] | None:
+    """(the session a run line belongs to, its maker or None), or None when it is unsettled.
+    ``child`` says whether a session is linked under a parent (None: it never is)."""
     actor = None
     if claim is not None:
         session: str = claim["session"]
@@ -82,7 +92,14 @@ def settled_by(rec: Record, claim: Record | None) -> tuple[str, Maker | None] | 
     else:
         return None
     marked = rec.get("caller") == RECALL_SUBAGENT or agent_type(actor) == RECALL_SUBAGENT
-    return session, ((session, agent_id(actor)) if marked else None)
+    if not marked:
+        return session, None
+    if claim is not None:
+        return session, (session, agent_id(actor))
+    known = agent_id(rec.get("actor"))  # what recall's environment told it, if anything
+    if known is not None or (child is not None and child(session)):
+        return session, (session, known)
+    return session, None
 
 
 def settle(rec: Record, claim: Record | None, roots: Roots, comparable: Callable[[str], str]) -> Run | None:
@@ -90,7 +107,7 @@ def settle(rec: Record, claim: Record | None, roots: Roots, comparable: Callable
     run_id, when = text(rec.get("run")), instant(rec.get("ts"))
     if run_id is None or when is None:
         return None
-    settled = settled_by(rec, claim)
+    settled = settled_by(rec, claim, lambda session: roots.root(session) != session)
     if settled is None:
         return None
     session, maker = settled

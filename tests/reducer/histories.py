@@ -109,8 +109,8 @@ class History(RuleBasedStateMachine):
             marked = settle == "claim-recall-subagent"
             self._write(logs.claim(0, run_id, session, actor, "teamai-recall" if marked else None), session)
             info.update(settled=session, claimed=True, maker=(session, actor) if marked or caller else None)
-        elif settle == "env":
-            info.update(settled=session, maker=(session, None) if caller else None)
+        elif settle == "env":  # no agent id from the environment: the maker only in a child session
+            info.update(settled=session, maker=(session, None) if caller and session in self.parent else None)
         self.runs.append(info)
 
     def _read(self, session: str, actor: str | None, tree: str, exact: bool, status: str, simple: bool,

@@ -39,6 +39,7 @@ from hypothesis.stateful import initialize, invariant, precondition, rule, run_s
 from reference import clock, reducer, retention, runlog, upvoted_file
 from reference.clock import parse_instant
 from reference.reducer import checkpoint, model
+from reference.reducer.sessions import Roots
 
 from . import logs
 from .conftest import Lab
@@ -77,6 +78,7 @@ def _decided(decisions: list[Any]) -> list[tuple[Any, ...]]:
 
 def _makers(log: list[dict[str, Any]]) -> list[tuple[tuple[str, str | None], float]]:
     """The recall subagent's actors (and their runs' times) that these lines name."""
+    roots = Roots([c for c in log if c["kind"] == "link"])
     first: dict[str, tuple[Any, dict[str, Any]]] = {}
     for c in log:
         if c["kind"] == "claim":
@@ -91,7 +93,12 @@ def _makers(log: list[dict[str, Any]]) -> list[tuple[tuple[str, str | None], flo
         if claim is not None:
             out.append(((claim["session"], claim["actor"].get("agent_id")), _seconds(run["ts"])))
         elif run["via"] == "env" and run["unambiguous"]:
-            out.append(((run["session"], None), _seconds(run["ts"])))
+            # no claim: the agent id recall's environment named, else the anonymous actor of a child
+            # session (in a root session that actor is the main agent, never presumed the maker)
+            if run["actor"].get("agent_id"):
+                out.append(((run["session"], run["actor"]["agent_id"]), _seconds(run["ts"])))
+            elif roots.root(run["session"]) != run["session"]:
+                out.append(((run["session"], None), _seconds(run["ts"])))
     return out
 
 
@@ -233,7 +240,7 @@ class Checkpoints(History):
             assert 0 <= _seconds(read["ts"]) - _seconds(run["ts"]) <= DAY
             assert any(d["key"] == c["key"] and d["eligible"] for d in run["docs"])
             # Not the recall subagent's own read, from its run on, as far as the log knew when the read
-            # was consumed (a first claim written later may mark a run after a credit was given).
+            # was consumed (a first claim or a link written later may mark a run after a credit was given).
             reader = (read["session"], read["actor"].get("agent_id"))
             assert not any(maker == reader and since <= _seconds(read["ts"]) for maker, since in _makers(log[:at]))
             if c["credited"]:

@@ -213,7 +213,7 @@ def test_links_in_skills_are_not_read(make) -> None:  # type: ignore[no-untyped-
 
 def test_check_is_unchanged(cli, team) -> None:  # type: ignore[no-untyped-def]
     res = cli("recall", "--check", "payments")
-    assert res.code == 0 and res.out.startswith("HIGH (") and "Related" not in res.out
+    assert res.code == 0 and res.out.startswith("RELEVANT score=") and "Related" not in res.out
 
 
 def test_nothing_is_written_into_the_team_tree(cli, team) -> None:  # type: ignore[no-untyped-def]

@@ -78,7 +78,10 @@ def expected(plan: Plan, outputs: dict[str, str]) -> Expected:
         first = claims[0] if claims else None
         settled = first.session.sid if first else (recall.session.sid if recall.env == "own" else None)
         marked = recall.caller or bool(first and first.actor and first.actor[1] == agents.RECALL_SUBAGENT)
-        maker = (settled, first.actor[0] if first and first.actor else None) if marked and settled else None
+        # claimed: the claim's actor; never claimed (these recalls name no agent id): the anonymous
+        # actor of a child session, and nobody in a root session, whose anonymous actor is the main agent
+        maker = ((settled, first.actor[0] if first.actor else None) if first
+                 else (settled, None) if plan.root(settled) != settled else None) if marked and settled else None
         printed = printed_tokens(outputs.get(recall.name, ""))
         eligible = {tok: assets[tok].key for tok in printed if assets[tok].eligible}
         runs.append(Run(recall, settled, maker, printed, eligible))
