@@ -52,7 +52,9 @@ def bench_tree(label: str, tree: str, qfile: str, args: argparse.Namespace, entr
         if mismatch:
             print("error: the two tools did not index the same assets:\n  " + "\n  ".join(mismatch))
             return 2
-    results = {t.name: metrics.by_slice(loaded.questions, {k: [h.file for h in v] for k, v in t.hits.items()})
+    cjk_docs = metrics.cjk_documents(tree, {q.target for q in loaded.questions})
+    results = {t.name: metrics.by_slice(loaded.questions, {k: [h.file for h in v] for k, v in t.hits.items()},
+                                        cjk_docs)
                for t in tools}
     print()
     print(metrics.table(f"{label} (MRR@5, hit@1, hit@5 per slice)", results))
