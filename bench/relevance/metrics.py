@@ -68,7 +68,8 @@ def by_slice(questions: Sequence[Question], hits: Mapping[str, Sequence[str]],
 
 
 def cjk_documents(tree: str, targets: Collection[str]) -> frozenset[str]:
-    """Those targets written mostly in CJK scripts: at least a fifth of their letters."""
+    """Those targets written mostly in CJK scripts: at least a tenth of their letters (a CJK
+    character says as much as an English word of several letters, and such pages hold code)."""
     import os
 
     found = set()
@@ -79,7 +80,7 @@ def cjk_documents(tree: str, targets: Collection[str]) -> frozenset[str]:
         except OSError:
             continue
         letters = sum(ch.isalpha() for ch in text)
-        if letters and len(CJK.findall(text)) >= letters / 5:
+        if letters and len(CJK.findall(text)) >= letters / 10:
             found.add(target)
     return frozenset(found)
 
