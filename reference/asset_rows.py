@@ -90,7 +90,8 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
                _json(tags), _sorted_json(relations),
                fields.snippet(parsed.body) if asset.kind == tree.WIKI else None)
     cut = words.for_index
-    heads = (cut(title), cut(" ".join(tags)), cut(fields.about(asset, meta, parsed.body)), cut(fields.name(asset)))
+    about = fields.about(asset, meta if not parsed.problem else (parsed.salvaged or {}), parsed.body)
+    heads = (cut(title), cut(" ".join(tags)), cut(about), cut(fields.name(asset)))
     targets = {t for _, t in relations.get("declared", ())} | set(relations.get("links", ()))
     return Prepared(asset, columns, heads, cut(parsed.body), tuple(sorted(targets)))
 

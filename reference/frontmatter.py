@@ -19,6 +19,7 @@ class Parsed(NamedTuple):
     body: str
     problem: str | None = None  # why the frontmatter was skipped, if it was
     body_line: int = 1  # 1-based line where the body starts
+    salvaged: dict[str, Any] | None = None  # of a skipped block, what :func:`salvage` could read
 
 
 def decode(data: bytes) -> str:
@@ -73,12 +74,35 @@ def split(text: str) -> Parsed:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         reason = getattr(exc, "problem", None) or type(exc).__name__
-        return Parsed({}, body, f"frontmatter is not valid YAML{where}: {reason}", body_line)
+        return Parsed({}, body, f"frontmatter is not valid YAML{where}: {reason}", body_line, salvage(block))
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
         return Parsed({}, body, f"frontmatter is a {type(meta).__name__}, not a mapping", body_line)
     return Parsed(meta, body, None, body_line)
+
+
+SALVAGED = ("description",)
+
+
+def salvage(block: str) -> dict[str, Any]:
+    """What a search can still read from a block that is not valid YAML: the top-level
+    ``description: one line`` (quotes around it removed). Editors write frontmatter YAML does not
+    accept (Cursor's unquoted ``globs: **/*.go`` is an alias to YAML), and the description is
+    what such a rule is found by. Only fields that change no printed line are read this way."""
+    found: dict[str, Any] = {}
+    for line in block.split("\n"):
+        key, sep, value = line.partition(":")
+        value = value.strip()
+        if not sep or key not in SALVAGED or key in found or not value or value[0] in "[{|>&*!%@`#":
+            continue
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1].strip()
+        elif value[0] in "'\"":
+            continue
+        if value:
+            found[key] = value
+    return found
 
 
 def text_field(meta: dict[str, Any], name: str) -> str | None:

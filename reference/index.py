@@ -1,7 +1,10 @@
 """The search index of one scope: SQLite FTS5 through the standard library, refreshed on use.
 
-Why FTS5: one file, no server, no dependency, incremental updates, and ``bm25()`` with column
-weights (title 3, tags 2, body 1). A recall stats every asset file and re-reads only the files
+Why FTS5: one file, no server, no dependency, incremental updates, and ``bm25()``. Each asset is
+stored in two FTS5 tables, its body (``bodies``) and its heads (``heads``: title, tags, about,
+name; see ``fields.py``), and ``ranking.py`` scores each word in each table on its own and adds
+the two, with no column weights: a heads match counts more because the heads are short, not
+because of a fixed factor. A recall stats every asset file and re-reads only the files
 whose (mtime, size) changed, so an added, edited or removed asset shows up in the next recall.
 ``INDEX_VERSION`` is part of the file: a format change rebuilds the index from scratch.
 """

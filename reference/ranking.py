@@ -3,11 +3,24 @@
 Each asset is indexed twice (``index.py``): its body in the ``bodies`` table and its heads (title,
 tags, about, name; ``fields.py``) in the ``heads`` table. A hit's score is
 
-    ( sum over query words w of  idf_body(w) * tf_body(w, d)  +  idf_heads(w) * tf_heads(w, d) ) / sqrt(n)
+    ( sum over query concepts c of  best_body(c, d)  +  best_heads(c, d) ) / sqrt(n)
+    best_view(c, d) = weight(c) * max over spellings s of c of  t(s) * idf_view(s) * tf_view(s, d)
 
 where ``tf`` is BM25's saturated, length-normalised term frequency (SQLite's ``bm25()``, k1 1.2,
-b 0.75) within that view, ``idf(w) = ln((N + 1) / (df(w) + 1)) + 1`` is teamai 0.25's own idf
-(``df`` counted in that view), and ``n`` is the number of query words, as teamai divides by it.
+b 0.75) within that view, ``idf(s) = ln((N + 1) / (df(s) + 1)) + 1`` is teamai 0.25's own idf
+(``df`` counted in that view), and ``n`` is the number of query concepts, as teamai divides by
+the number of words.
+
+A concept (:func:`query_terms`) is a query word with the other spellings it may have in a
+document: a ``camelCase`` name and the phrase of its parts, an abbreviation and its full form, a
+Chinese software term and its English words (``glossary.py``). The best spelling counts, once:
+a brand split into parts no longer counts three times, and "PR" finds "pull request". A
+concept's weight is 1, but a two-character piece of a Chinese run weighs ``CJK_PIECE_WEIGHT``:
+a run of n characters gives n - 1 overlapping pieces, so unweighted a Chinese question counted
+each of its words about twice, and its rare pieces outweighed the one English term that
+mattered. ``t(s)`` is 1, or ``TRANSLATED`` for the English words of a Chinese term: a
+translation is weaker evidence than the question's own words, so where a tree holds a page in
+both languages, the one in the question's language comes first.
 
 Why two views: a title word and a body word are different evidence, and BM25 judges a term's
 frequency against the length of the text it is in. Scored in one table, a title match is judged
@@ -68,11 +81,121 @@ def _stop(word: str) -> bool:
     return word in _STOP or word in _CJK_STOP or (len(word) <= 2 and any(c in _CJK_PARTICLES for c in word))
 
 
+ALT = "|"  # a query term is a concept: its spellings, joined by this (``pr|pull request``)
+CJK_PIECE_WEIGHT = 0.5  # a two-character piece of a Chinese run: each character stands in two of them
+# A concept asked in Chinese and found through its English words (glossary.py) weighs this much
+# of what its Chinese spelling would: a translation is weaker evidence than the question's own
+# words, so where a tree has the page in both languages the one in the question's wins.
+TRANSLATED = 0.6
+
+
 def query_terms(query: str) -> list[str]:
-    """Distinct lower-case words of a query, stop words dropped (all kept if all are stop words)."""
-    found = words.query_words(query)
-    kept = [w for w in found if not _stop(w)]
-    return kept or found
+    """The concepts of a query, each one or more spellings joined by :data:`ALT`, stop words
+    dropped (all kept if all are stop words).
+
+    A concept counts once however many of its spellings a document holds (:func:`search` takes
+    the best of them): a ``camelCase`` name and its parts (``rocketmq|rocket mq``: a brand is one
+    word, not three), an abbreviation and what it stands for (``pr|pull request``, either way
+    round, from :mod:`glossary`), a Chinese software term and its English words
+    (``日志|log|logging``). The rest of a Chinese run is cut into its two-character pieces, as
+    the index cuts it, each weighing :data:`CJK_PIECE_WEIGHT`."""
+    found: list[tuple[str, ...]] = []
+    if query.isascii():
+        found += _latin_concepts(query)
+    else:
+        at = 0
+        for run in words.cjk_runs(query):
+            found += _latin_concepts(query[at:run.start()])
+            found += _cjk_concepts(run.group())
+            at = run.end()
+        found += _latin_concepts(query[at:])
+    concepts = list(dict.fromkeys(ALT.join(dict.fromkeys(c)) for c in found))
+    kept = [c for c in concepts if ALT in c or not _stop(c)]
+    return kept or concepts
+
+
+def _latin_concepts(text: str) -> list[tuple[str, ...]]:
+    from . import glossary
+
+    tokens = words.plain_words(text)
+    out: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        low = token.lower()
+        full = _full_form_at(tokens, i)
+        if full is not None:
+            phrase, abbreviations, length = full
+            out.append((phrase, *abbreviations))
+            i += length
+            continue
+        parts = words.name_parts(token)
+        if len(parts) > 1:
+            out.append((low, " ".join(p.lower() for p in parts)))
+        elif low in glossary.ABBREVIATIONS:
+            out.append((low, glossary.ABBREVIATIONS[low]))
+        else:
+            out.append((low,))
+        i += 1
+    return out
+
+
+_full_forms: dict[tuple[str, ...], tuple[str, ...]] | None = None
+
+
+def _full_form_at(tokens: list[str], i: int) -> tuple[str, tuple[str, ...], int] | None:
+    """The full form of an abbreviation that starts at ``tokens[i]`` (longest first), with the
+    abbreviations it is written as and how many tokens it spans."""
+    global _full_forms
+    if _full_forms is None:
+        from . import glossary
+
+        table: dict[tuple[str, ...], list[str]] = {}
+        for short, long in glossary.ABBREVIATIONS.items():
+            if " " in long:  # a single full word is not looked for as its abbreviation
+                table.setdefault(tuple(long.split()), []).append(short)
+        _full_forms = {k: tuple(v) for k, v in table.items()}
+    for length in (4, 3, 2):
+        key = tuple(t.lower() for t in tokens[i:i + length])
+        if len(key) == length and key in _full_forms:
+            return " ".join(key), _full_forms[key], length
+    return None
+
+
+def _cjk_concepts(run: str) -> list[tuple[str, ...]]:
+    """A Chinese (or Japanese, Korean) run: its glossary terms, longest first from the left, each a
+    concept with its English words, and the run's two-character pieces that are not inside one
+    of them (those across a term's edge keep the order of the words)."""
+    from . import glossary
+
+    if len(run) < 2:
+        return [(run,)]
+    term_of = [-1] * len(run)  # which glossary term each character belongs to
+    terms: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(run):
+        for length in range(min(_LONGEST, len(run) - i), 1, -1):
+            english = glossary.CHINESE.get(run[i:i + length])
+            if english is not None:
+                term_of[i:i + length] = [len(terms)] * length
+                terms.append((words.pieces_phrase(run[i:i + length]), *english))
+                i += length
+                break
+        else:
+            i += 1
+    out: list[tuple[str, ...]] = []
+    done: set[int] = set()
+    for i in range(len(run) - 1):
+        term = term_of[i]
+        if term >= 0 and term not in done:
+            out.append(terms[term])
+            done.add(term)
+        if term < 0 or term_of[i + 1] != term:
+            out.append((run[i:i + 2],))
+    return out
+
+
+_LONGEST = 5  # characters in the longest glossary term
 
 
 def idf(total: int, df: int) -> float:
@@ -93,25 +216,38 @@ def _phrase(word: str) -> str:
 _COLUMNS = "a.kind, a.tree_path, a.key, a.path, a.title, a.author, a.date, a.tags, a.relations, a.snippet"
 
 
+def _weight(spellings: Sequence[str]) -> float:
+    """A lone piece of a Chinese run weighs less: a run of n characters gives n - 1 pieces."""
+    only = spellings[0]
+    return CJK_PIECE_WEIGHT if len(spellings) == 1 and not only.isascii() and " " not in only else 1.0
+
+
 def search(conn: sqlite3.Connection, terms: Sequence[str], limit: int, total: int,
            withheld: frozenset[str] = frozenset()) -> list[tuple[Any, ...]]:
-    """Rows (score, columns…) of the best ``limit`` assets; ``total`` is how many are indexed."""
+    """Rows (score, columns…) of the best ``limit`` assets; ``total`` is how many are indexed.
+    ``terms`` are concepts (:func:`query_terms`)."""
     if not terms or total <= 0:
         return []
-    df = {(view, t): conn.execute(f"SELECT count(*) FROM {view} WHERE {view} MATCH ?", (_phrase(t),)).fetchone()[0]
-          for view in VIEWS for t in terms}
-    kept = list(terms)
+    concepts = [t.split(ALT) for t in terms]
+    spellings = list(dict.fromkeys(a for c in concepts for a in c))
+    df = {(view, a): conn.execute(f"SELECT count(*) FROM {view} WHERE {view} MATCH ?", (_phrase(a),)).fetchone()[0]
+          for view in VIEWS for a in spellings}
+    kept = list(range(len(concepts)))
     if total > COMMON_FLOOR:
         common = max(COMMON_SHARE * total, COMMON_FLOOR)
-        rare = [t for t in terms if df["bodies", t] <= common]
-        kept = rare or sorted(terms, key=lambda t: df["bodies", t])[:1]
+        rare = [i for i in kept if max(df["bodies", a] for a in concepts[i]) <= common]
+        kept = rare or sorted(kept, key=lambda i: max(df["bodies", a] for a in concepts[i]))[:1]
     scale = 1 / math.sqrt(len(terms))
-    parts = []  # (view, word, factor, rows), in the order their contributions are summed
+    parts = []  # (view, spelling, factor, rows, group, cap), in the order their contributions are summed
     for view in VIEWS:
-        for t in kept:
-            n = df[view, t]
-            if n:
-                parts.append((view, t, scale * idf(total, n) / _fts5_idf(total, n), n))
+        for i in kept:
+            weight = _weight(concepts[i])
+            for a in dict.fromkeys(concepts[i]):
+                n = df[view, a]
+                if n:
+                    w = weight * (TRANSLATED if a.isascii() and not concepts[i][0].isascii() else 1.0)
+                    cap = w * scale * idf(total, n)
+                    parts.append((view, a, cap / _fts5_idf(total, n), n, f"{view}{i}", cap))
     if not parts:
         return []
     if sum(p[3] for p in parts) >= PRUNE_FROM and len(parts) > 1:
@@ -119,21 +255,23 @@ def search(conn: sqlite3.Connection, terms: Sequence[str], limit: int, total: in
         # cut if what they may still gain beats the limit-th best score found.
         rarest = min(range(len(parts)), key=lambda i: (parts[i][3], i))
         rest = [p for i, p in enumerate(parts) if i != rarest]
-        bound = sum(scale * idf(total, p[3]) for p in rest) * (K1 + 1) * (1 + 1e-9)
+        bound = sum(p[5] for p in rest) * (K1 + 1) * (1 + 1e-9)
         rows = _best(conn, parts, limit, withheld, frozenset({rarest}))
         if len(rows) == limit and rows[-1][0] > bound:
             return rows
     return _best(conn, parts, limit, withheld, None)
 
 
-def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int]], limit: int,
+def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int, str, float]], limit: int,
           withheld: frozenset[str], among: frozenset[int] | None) -> list[tuple[Any, ...]]:
     """The best ``limit`` rows by the sum of the parts' scores; with ``among``, only over the
     documents that hold one of those parts (their sums are still whole: every part counts)."""
     sql_parts, args = [], []
-    for i, (view, t, factor, _) in enumerate(parts):
+    grouped = len({p[4] for p in parts}) < len(parts)  # a concept with more than one spelling
+    for i, (view, t, factor, _, group, _) in enumerate(parts):
         only = " AND +rowid IN (SELECT id FROM k)" if among is not None and i not in among else ""
-        sql_parts.append(f"SELECT rowid, {-factor!r} * bm25({view}) FROM {view} WHERE {view} MATCH ?{only}")
+        tag = f", '{group}'" if grouped else ""
+        sql_parts.append(f"SELECT rowid{tag}, {-factor!r} * bm25({view}) FROM {view} WHERE {view} MATCH ?{only}")
         args.append(_phrase(t))
     head, head_args = "WITH ", []
     if among is not None:
@@ -141,8 +279,13 @@ def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int]], li
         head = f"WITH k(id) AS MATERIALIZED ({' UNION '.join(keys)}), "
         head_args = [_phrase(parts[i][1]) for i in sorted(among)]
     # MATERIALIZED: bm25() may only run in a query on its own table, never inside a flattened one.
-    summed = (f"{head}m(id, s) AS MATERIALIZED ({' UNION ALL '.join(sql_parts)}),"
-              " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM m GROUP BY id)")
+    if grouped:  # a concept counts once: the best of its spellings, in each view
+        summed = (f"{head}m(id, g, s) AS MATERIALIZED ({' UNION ALL '.join(sql_parts)}),"
+                  " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM"
+                  " (SELECT id, max(s) AS s FROM m GROUP BY id, g) GROUP BY id)")
+    else:
+        summed = (f"{head}m(id, s) AS MATERIALIZED ({' UNION ALL '.join(sql_parts)}),"
+                  " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM m GROUP BY id)")
     hidden = " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))" if withheld else ""
     extra = [json.dumps(sorted(withheld))] if withheld else []
     # Only the rows that can make the cut are joined with their asset rows: those scoring at

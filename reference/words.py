@@ -159,3 +159,29 @@ def query_words(query: str) -> list[str]:
     """The distinct lower-case words of a query, in the index's spelling: the same cut, less the
     run's last character on its own (a two-character piece already holds it)."""
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(_cut(query, _query_pieces))))
+
+
+def cjk_runs(text: str):
+    """The runs of Chinese, Japanese or Korean characters of a text, as matches."""
+    return _cjk().finditer(text)
+
+
+def has_cjk(text: str) -> bool:
+    return not text.isascii() and _cjk().search(text) is not None
+
+
+def plain_words(text: str) -> list[str]:
+    """The words of a text without those scripts, as written (``snake_case`` cut at ``_``)."""
+    return _WORD.findall(text.replace("_", " "))
+
+
+def name_parts(word: str) -> list[str]:
+    """The parts of a ``camelCase`` name (``RocketMQ`` -> ``Rocket``, ``MQ``); one part otherwise."""
+    if word.islower() or _CAMEL.fullmatch(word) is None:
+        return [word]
+    return _CAMEL_PART.findall(word)
+
+
+def pieces_phrase(term: str) -> str:
+    """A Chinese term as the phrase of its pieces in the index (``命令行`` -> ``命令 令行``)."""
+    return term if len(term) < 3 else " ".join(term[i:i + 2] for i in range(len(term) - 1))

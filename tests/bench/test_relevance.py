@@ -20,6 +20,7 @@ REAL_TEAM = ROOT.parent / "shared" / "corpora" / "real-team-a"
 MAIN = ROOT / "bench" / "relevance" / "questions-real-team-a.yaml"
 HELDOUT = Path(heldout.QUESTIONS)
 HELDOUT_CJK = Path(heldout.SOURCES["ydoc"].questions)
+HELDOUT_PYDOCS = Path(heldout.SOURCES["pydocs"].questions)
 
 
 def count(qs: list[questions.Question]) -> dict[str, int]:
@@ -38,10 +39,19 @@ def test_the_main_question_set_has_the_slices_the_benchmark_reports():
 def test_the_held_out_sets_are_large_enough_and_disjoint_from_the_main_one():
     main, held = questions.load(str(MAIN)).questions, questions.load(str(HELDOUT)).questions
     cjk = questions.load(str(HELDOUT_CJK)).questions
+    pydocs = questions.load(str(HELDOUT_PYDOCS)).questions
     assert len(held) >= 40 and len(cjk) >= 15 and all(q.cjk for q in cjk)
-    ids = [q.id for q in main + held + cjk]
+    ids = [q.id for q in main + held + cjk + pydocs]
     assert len(ids) == len(set(ids))
-    assert not {q.q for q in main} & {q.q for q in held + cjk}
+    assert len({q.q for q in main + held + cjk + pydocs}) == len(ids)
+
+
+def test_the_pydocs_set_is_larger_and_asks_in_chinese_mostly_about_english_pages():
+    qs = questions.load(str(HELDOUT_PYDOCS)).questions
+    chinese = [q for q in qs if q.cjk]
+    about_english = [q for q in chinese if not q.target.startswith("docs/pypinyin/")]  # its only Chinese pages
+    assert len(qs) >= 80 and len(chinese) >= 30 and len(about_english) >= len(chinese) / 2
+    assert sum(metrics.mixed(q) for q in chinese) >= 10 and sum(not metrics.mixed(q) for q in chinese) >= 10
 
 
 def test_a_bad_question_file_is_a_clear_error(tmp_path):
@@ -95,7 +105,9 @@ def test_ranks_and_slice_scores():
     hits = {"a": ["docs/a.md"], "b": ["x", "x2", "rules/b.md"], "c": ["1", "2", "3", "4", "5", "docs/c.md"]}
     assert metrics.rank("docs/c.md", hits["c"]) is None  # the sixth file is not a hit
     table = metrics.by_slice(qs, hits)
-    assert list(table) == ["all", "cjk", "doc", "rule"]
+    assert list(table) == ["all", "cjk", "en", "zh", "doc", "rule"]
+    assert list(metrics.by_slice(qs, hits, {"rules/b.md"})) == ["all", "cjk", "en", "zh", "doc", "rule"]
+    assert metrics.by_slice(qs, hits, set())["cjk>en"] == metrics.Stats(1, 1 / 3, 0.0, 1.0)
     assert table["all"] == metrics.Stats(3, (1 + 1 / 3) / 3, 1 / 3, 2 / 3)
     assert table["cjk"] == metrics.Stats(1, 1 / 3, 0.0, 1.0)
     text = metrics.table("t", {"ref": table, "peer": table})
@@ -194,6 +206,16 @@ def test_the_held_out_mappings_put_each_page_in_the_team_layout():
     assert heldout.hatch_destination("docs/plugins/builder/wheel.md") == "docs/hatch/plugins/builder/wheel.md"
     assert heldout.hatch_destination("src/hatch/cli/__init__.py") is None
     assert heldout.hatch_destination("docs/assets/logo.svg") is None
+    click, pinyin = heldout.pydocs_destination("click"), heldout.pydocs_destination("pypinyin")
+    assert click("docs/options.md") == "docs/click/options.md"
+    assert click("docs/faqs.md") == "learnings/click/faqs.md"
+    assert click("CHANGES.md") == "docs/click/changelog.md"
+    assert click("docs/changes.md") is None and click("docs/license.md") is None
+    assert click("LICENSE.txt") == "licences/click-LICENSE.txt"
+    assert heldout.pydocs_destination("structlog")(".github/PULL_REQUEST_TEMPLATE.md") == \
+        "rules/structlog/pull-request-template.md"
+    assert pinyin("README.rst") == "docs/pypinyin/README.md" and pinyin("docs/index.rst") is None
+    assert heldout.rst_headings("Title\n=====\n\ntext\n\nPart\n----\nmore\n") == "# Title\n\ntext\n\n## Part\nmore\n"
 
 
 @pytest.mark.skipif(not REAL_TEAM.is_dir(), reason="real-team-a is not beside the repository")
