@@ -202,9 +202,13 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
     if not query:
         io.error("the query is empty; say what to look for, e.g. teamai-ref recall \"redis timeout\"")
         return EXIT_USAGE
+    if args.limit < 1:
+        io.stderr.write(f"teamai-ref recall: error: --limit {args.limit}: give a number of hits, 1 or more "
+                        "(see teamai-ref recall --help)\n")
+        return EXIT_USAGE
     cfg = _load_config(args, io)
     try:
-        searched = recall.search(cfg, query, io.warn, max(1, args.limit), write=not args.check)
+        searched = recall.search(cfg, query, io.warn, args.limit, write=not args.check)
     except recall.EmptyQuery:
         io.error("the query has no words to search for; say what to look for")
         return EXIT_USAGE

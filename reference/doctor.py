@@ -212,6 +212,12 @@ def _logs(report: Report, cfg: config.Config) -> None:
     report.line("debug log", "ok", f"{debug}: {len(notes)} lines" + (f"; the last: {last}" if last else ""))
 
 
+def _module(tool: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9_]", "_", tool) or "agent"
+
+
 def run(args: argparse.Namespace, io: Io) -> int:
     env = dict(io.env)
     report = Report(io)
@@ -230,13 +236,18 @@ def run(args: argparse.Namespace, io: Io) -> int:
     elif tool in AGENTS:
         report.line("tool", "ok", tool)
     else:
-        report.line("tool", "FAIL", f"{args.tool!r} is no agent a hook knows",
-                    f"pass --tool with one of {', '.join(AGENTS)}")
-        tool = "claude"
+        report.line("tool", "FAIL", f"{args.tool!r} is no agent the reference has an adapter for",
+                    f"pass --tool with one of {', '.join(AGENTS)}, or add reference/hook/agents/{_module(tool)}.py "
+                    "and its name to AGENTS in reference/hook/agents/__init__.py (payloads/README.md, "
+                    "\"Adding an agent\")")
+        report.line("hook line", "FAIL", f"none: no hook line can be written for {args.tool!r} until it has an "
+                    "adapter, so it was not probed")
+        tool = ""
     team = command.team_folder(args.team) if cfg is not None and args.team else None
     user_team = command.team_folder(args.user_team) if cfg is not None and args.user_team else None
-    report.line("hook line", "ok", command.command_line("post-tool-use", tool, team, user_team))
-    _probe(report, command.command_argv(PROBE_EVENT, tool, team, user_team), env)
+    if tool:
+        report.line("hook line", "ok", command.command_line("post-tool-use", tool, team, user_team))
+        _probe(report, command.command_argv(PROBE_EVENT, tool, team, user_team), env)
     if cfg is not None:
         _ledger(report, cfg)
         _logs(report, cfg)
