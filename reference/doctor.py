@@ -108,6 +108,19 @@ def _state(report: Report, cfg: config.Config) -> None:
     report.line("state folder", "ok", f"{scope.state_dir} (writable{made})")
 
 
+def _files(report: Report, cfg: config.Config) -> None:
+    """The team files indexing cannot take as written (recall says so in one line)."""
+    from . import asset_rows, tree
+
+    assets = [a for scope in cfg.scopes for a in tree.walk(scope.team, scope.learnings_roots)]
+    found = asset_rows.problems(assets)
+    if not found:
+        report.line("team files", "ok", f"{len(assets)} assets, each indexed as written")
+        return
+    report.line("team files", "note", f"{len(found)} of {len(assets)} assets cannot be indexed as written "
+                f"(the first: {found[0][:200]})", "teamai-ref index --problems lists them; fix each file")
+
+
 def _probe(report: Report, argv: list[str], env: dict[str, str]) -> None:
     """Run the printed line for an event no hook knows, against a scratch state home: the hook
     then notes the event in that home's debug log, which proves the line reached the hook."""
@@ -229,6 +242,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
     cfg = _team(report, args, env)
     if cfg is not None:
         _state(report, cfg)
+        _files(report, cfg)
     tool = (args.tool or "").strip().lower()
     if not args.tool:
         tool = "claude"
