@@ -5,8 +5,9 @@ For each payload (a raw payload file, a file in the corpus form with ``provenanc
 call) it prints the normalized tool call, every decision in words, and the lines the hook would
 append, without writing anything: one block per payload, headed ``== FILE`` (``== FILE:LINE`` for
 a capture's line). It is how an adapter author checks a newly captured payload against the rules.
-A capture line carries its agent, its event and the team folder the hook saw; ``--tool``,
-``--event`` and ``--team`` win over them.
+A capture line carries its agent, its event and the team folder the hook saw (spelt as the
+capture spells its paths, scrubbed alike), which replay uses; ``--tool``, ``--event`` and
+``--team`` win over them.
 """
 
 from __future__ import annotations
@@ -104,7 +105,9 @@ def run(args: argparse.Namespace, io: Any) -> int:
             failed = True
             continue
         for where, payload, file_agent, file_event, file_roots in loaded:
-            failed = _one(args, io, where, payload, file_agent, file_event, roots or file_roots, ts) or failed
+            # A capture's paths are spelt as its recorded roots are (scrubbed alike): those, unless --team says otherwise.
+            mine = roots if getattr(args, "team", None) or not file_roots else file_roots
+            failed = _one(args, io, where, payload, file_agent, file_event, mine, ts) or failed
     return 3 if failed else 0
 
 
