@@ -37,7 +37,9 @@ def replay(built: Built, root: Path, rel: str) -> outcomes.CaseResult:
 
 def expectations(built: Built, root: Path, rel: str) -> dict[str, Any]:
     """Fill in the scenario's ``expect`` and ``clauses`` from the reference's decisions, and check them."""
-    built.scenario.pop("expect", None)
+    # The first run only observes: an expectation that holds whatever happens (no vote key named)
+    # keeps the case applicable, since a case with nothing to judge is not run at all.
+    built.scenario["expect"] = {"votes": {}}
     first = replay(built, root, rel)
     if first.outcome != outcomes.PASS or first.observed is None:
         raise BuildError(f"the reference could not replay the capture: {first.message}")
@@ -57,6 +59,30 @@ def expectations(built: Built, root: Path, rel: str) -> dict[str, Any]:
     if second.outcome != outcomes.PASS:
         raise BuildError(f"the scenario does not pass against the reference it was made from: {second.message}")
     return expect
+
+
+def unclaimed_recalls(built: Built) -> list[str]:
+    """The replayed calls whose command runs recall and for which the reference claims no run: the
+    adapter does not read the output where this agent puts it (a capture that says nothing)."""
+    from reference.hook import claims, dispatch
+
+    roots = built.knowledge_roots
+    found = []
+    for name, call in built.steps:
+        if call.event not in ("post-tool-use", "post-tool-use-failure"):
+            continue
+        try:
+            tool = dispatch.to_toolcall(call.agent, call.payload, call.event)
+        except Exception:  # noqa: BLE001 - an unreadable payload is reported elsewhere
+            continue
+        if tool.category != "shell" or not tool.command or not claims.invokes_recall(tool.command):
+            continue
+        from reference.hook import classify
+
+        records = classify.classify(tool, roots, call.ts).records
+        if not any(r.get("kind") == "claim" for r in records):
+            found.append(f"{name} ({call.where})")
+    return found
 
 
 def clauses(log: list[dict[str, Any]], votes: dict[str, dict[str, int]], built: Built) -> list[str]:

@@ -80,6 +80,18 @@ class Built:
     warnings: list[str] = field(default_factory=list)
 
 
+# The corpus's example places for each root token, longest first (payloads/README.md).
+_CORPUS_SPELLING = [
+    ("${root:team}/../../..", "/home"),
+    ("${root:team}/../..", "/home/ana"),
+    ("${root:team}/..", "/home/ana/proj"),
+    ("${root:team}", "/home/ana/proj/team"),
+    ("${root:user_team}", "/home/ana/.teamai/team"),
+    *((f"${{root:learnings:{i}}}", f"/home/ana/learnings-{i}") for i in range(9, 1, -1)),
+    ("${root:learnings}", "/home/ana/learnings"),
+]
+
+
 class Rerooter:
     """Captured absolute paths, spelled relative to the sandbox's roots (see the module docstring)."""
 
@@ -103,6 +115,28 @@ class Rerooter:
     def text(self, value: str) -> str:
         for pattern, token in self._patterns:
             value = pattern.sub(lambda _m, t=token: t, value)  # type: ignore[misc]
+        return value
+
+    def corpus_text(self, value: str) -> str:
+        """``value`` with its paths at the corpus's example places (payloads/README.md: the project
+        ``/home/ana/proj``, the team ``/home/ana/proj/team``), for a payload file, whose values are
+        defaults that a scenario's ``set:`` replaces: no machine's paths stay in the corpus."""
+        if "${" in value:
+            return value  # a shell expansion the scenario keeps as captured: so does the file
+        spelled = self.text(value)
+        if spelled == value:
+            return value
+        for token, path in _CORPUS_SPELLING:
+            spelled = spelled.replace(token, path)
+        return spelled
+
+    def corpus_payload(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.corpus_text(value)
+        if isinstance(value, dict):
+            return {k: self.corpus_payload(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.corpus_payload(v) for v in value]
         return value
 
     def place(self, path: str) -> tuple[str, int, str] | None:
@@ -173,7 +207,9 @@ def _printed(text: str, run: str) -> list[str]:
     return docs
 
 
-def build(calls: list[Call], prefix: str, roots: dict[str, Any], day: str) -> Built:
+def build(calls: list[Call], prefix: str, roots: dict[str, Any], day: str,
+          names: list[str] | None = None) -> Built:
+    """``names``: each call's payload name (``<agent>/<name>``); by default ``<agent>/<prefix>-<n>``."""
     from reference.hook import claims
 
     rer = Rerooter(str(roots["team"]), [str(p) for p in roots.get("learnings") or []], roots.get("user_team"))
@@ -195,8 +231,9 @@ def build(calls: list[Call], prefix: str, roots: dict[str, Any], day: str) -> Bu
                 recalls[run] = recall
                 steps.append({"recall": "", "as": recall.name, "at": recall.at,
                               **({"caller": recall.caller} if recall.caller else {})})
-        name = f"{call.agent}/{prefix}-{n}"
-        payloads[name] = {"provenance": {}, "agent": call.agent, "event": call.event, "payload": call.payload}
+        name = f"{call.agent}/{prefix}-{n}" if names is None else names[n - 1]
+        payloads[name] = {"provenance": {}, "agent": call.agent, "event": call.event,
+                          "payload": rer.corpus_payload(call.payload)}
         step: dict[str, Any] = {"hook": name, "at": timeline.spell(instant)}
         changes = _changes(call.payload, recalls, rer, f"step {n} ({name})", warnings)
         if changes:
@@ -209,7 +246,7 @@ def build(calls: list[Call], prefix: str, roots: dict[str, Any], day: str) -> Bu
         if "recall" in step:
             step["recall"] = next(r.query for r in recalls.values() if r.name == step["as"])
     scenario: dict[str, Any] = {
-        "id": f"attr-{prefix}",
+        "id": prefix,
         "title": f"Captured {', '.join(sorted({c.agent for c in calls}))} session ({len(calls)} hook calls, "
                  f"{day}): the reference's decisions, replayed",
         "clauses": [],

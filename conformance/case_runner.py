@@ -76,6 +76,11 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     result.held = list(levels.held(driver.capabilities, profile))
     result.lacking = plan.lacking
     if not plan.applicable:
+        declined = _declined_by_the_reference(driver, plan.lacking)
+        if declined:
+            result.outcome = outcomes.ERROR
+            result.message = declined
+            return result
         result.outcome = outcomes.NOT_APPLICABLE
         result.message = "the driver does not declare: " + ", ".join(plan.lacking)
         return result
@@ -114,6 +119,28 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
 
         result.explanation = explain_failure(driver, scenario, payloads, result, timeout)
     return result
+
+
+def _declined_by_the_reference(driver: Driver, lacking: list[str]) -> str:
+    """The reference runs every case of its own corpus: an agent or a command it does not declare
+    is a gap to fill (an adapter not registered, a corpus ahead of the code), never a quiet n/a."""
+    info = getattr(driver, "info", None) or {}
+    who = (info.get("implementation") or {}).get("name")
+    if who != "teamai-ref" or (info.get("capabilities") or {}).get("profile") != levels.REFERENCE_PROFILE:
+        return ""
+    gaps = [need for need in lacking if need.startswith(("agent ", "command "))]
+    if not gaps:
+        return ""
+    fixes = []
+    for gap in gaps:
+        kind, name = gap.split(" ", 1)
+        if kind == "agent":
+            fixes.append(f"agent {name}: the reference has no adapter for it; add reference/hook/agents/{name}.py "
+                         "and its name to AGENTS in reference/hook/agents/__init__.py (payloads/README.md, "
+                         "\"Adding an agent\")")
+        else:
+            fixes.append(f"command {name}: the reference's driver does not run it (conformance/reference_driver.py)")
+    return "the reference declines a case of its own corpus: " + "; ".join(fixes)
 
 
 def _twin(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload]) -> list[dict[str, Any]]:

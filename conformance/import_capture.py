@@ -1,13 +1,18 @@
-"""``teamai-conformance import-capture FILE... [--id PREFIX] [--out-dir DIR]``: a captured session
+"""``teamai-conformance import-capture FILE... [--id ID] [--out-dir DIR]``: a captured session
 (``teamai-ref capture``) as corpus files, and what the author must check before committing them.
 
-It writes ``payloads/<agent>/<prefix>-<n>.json`` (provenance ``live-capture``, the capture's day,
-the agent version where the capture knew it, and the recorded-shape verdict) and
-``scenarios/attribution/<prefix>.yaml``, whose steps replay the payloads at their captured
-instants (``capture_scenario.py`` has the rules for paths, run ids and time) and whose
-expectations are the reference's decisions (``capture_replay.py``). Then it prints every decision
-with its reason, the recorded-shape verdicts, the recreated runs and anything it could not carry
-over. A capture made with ``--keep`` is scrubbed here first.
+It writes ``payloads/<agent>/<ID>-<n>.json`` (provenance ``live-capture``, the capture's day,
+the agent version where the capture knew it, and the recorded-shape verdict; with
+``--canonical-names`` the names every agent has, ``post-tool-use-read`` …, where the agent's folder
+lacks them), with their paths at the corpus's example places, and ``scenarios/attribution/<ID>.yaml``
+(case id ``ID``), whose steps replay the payloads at their captured instants
+(``capture_scenario.py`` has the rules for paths, run ids and time) and whose expectations are the
+reference's decisions (``capture_replay.py``). In a project with the reference's snapshot test it
+writes the case's snapshot too (else it prints the command). Then it prints every decision with
+its reason, the recorded-shape verdicts, the recreated runs, anything it could not carry over,
+and a warning for a recall the agent ran that the reference did not claim (an adapter that does
+not read where the agent puts the tool's output). A capture made with ``--keep`` is scrubbed here
+first. An agent the reference has no adapter for is refused up front, with what to write.
 """
 
 from __future__ import annotations
@@ -30,9 +35,14 @@ _PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]{0,59}$")
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("import-capture", help="turn a captured session into payload files and a scenario")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="capture files (teamai-ref capture)")
-    p.add_argument("--id", dest="prefix", metavar="PREFIX",
-                   help="names the files: payloads/<agent>/PREFIX-<n>.json, scenarios/attribution/PREFIX.yaml "
-                        "(default: from the first file's name)")
+    p.add_argument("--id", dest="prefix", metavar="ID",
+                   help="the case id, and the files' names: payloads/<agent>/ID-<n>.json, "
+                        "scenarios/attribution/ID.yaml (default: from the first file's name)")
+    p.add_argument("--canonical-names", action="store_true",
+                   help="name each payload by what it is (post-tool-use-read, stop, …; payloads/README.md, "
+                        "\"Names every agent has\") where the agent's folder lacks that name")
+    p.add_argument("--no-snapshot", action="store_true",
+                   help="do not write the reference's snapshot of the case (print the command instead)")
     p.add_argument("--out-dir", type=Path, metavar="DIR", help="the corpus to write into (default: --corpus or this "
                                                                "project)")
     p.add_argument("--team-root", metavar="PATH", help="the team folder as the capture spells it, when the capture "
@@ -61,6 +71,10 @@ def run(args: argparse.Namespace, root: Path, out: IO[str], err: IO[str]) -> int
     except capture_file.CaptureError as exc:
         err.write(f"teamai-conformance: error: {exc}\n")
         return EXIT_INPUT
+    unknown = _without_adapter(capture)
+    if unknown:
+        err.write(unknown)
+        return EXIT_INPUT
     scrubbed_here = _scrub_kept(capture)
     roots = dict(capture.roots() or {})
     if args.team_root:
@@ -75,7 +89,8 @@ def run(args: argparse.Namespace, root: Path, out: IO[str], err: IO[str]) -> int
     out_dir = (args.out_dir or root).resolve()
     rel = f"scenarios/attribution/{prefix}.yaml"
     try:
-        built = capture_scenario.build(capture.calls, prefix, roots, day)
+        names = canonical_names(capture.calls, prefix, out_dir) if args.canonical_names else None
+        built = capture_scenario.build(capture.calls, prefix, roots, day, names)
         verdicts = _provenance(built, day, rel)
         existing = [p for p in [out_dir / rel, *(out_dir / "payloads" / f"{n}.json" for n in built.payloads)]
                     if p.exists()]
@@ -89,13 +104,103 @@ def run(args: argparse.Namespace, root: Path, out: IO[str], err: IO[str]) -> int
         return EXIT_INPUT
     written = _write(out_dir, rel, built)
     problems = _lint(out_dir, rel, built)
+    unclaimed = capture_replay.unclaimed_recalls(built)
     _report(out, built, verdicts, written, capture, scrubbed_here, rel)
+    for where in unclaimed:
+        err.write(f"import-capture: warning: {where} ran recall, and the reference recorded no claim for it: its "
+                  "adapter does not find the run id where this agent puts the command's output (check with "
+                  "teamai-ref replay on the capture; a prefix or a wrapper around the output, such as "
+                  "'Stdout: ', must be taken off by the adapter)\n")
+    if not problems:
+        _snapshot(out, err, out_dir, prefix, args.no_snapshot)
     if problems:
         for problem in problems:
             err.write(f"{problem}\n")
         err.write(f"import-capture: the written files have {len(problems)} problem(s)\n")
         return EXIT_INPUT
     return EXIT_OK
+
+
+def _without_adapter(capture: capture_file.Capture) -> str:
+    """What to write when the reference has no adapter for an agent of the capture ("" when it has)."""
+    from reference.hook.agents import AGENTS
+
+    missing = [agent for agent in capture.agents if agent not in AGENTS]
+    if not missing:
+        return ""
+    agent = missing[0]
+    module = re.sub(r"[^a-z0-9_]", "_", agent)
+    return (f"teamai-conformance: error: the reference has no adapter for the agent {agent!r}, so it cannot decide "
+            f"what the capture's calls mean. Write reference/hook/agents/{module}.py with parse(payload, event) -> "
+            "ToolCall (claude.py is the shortest), add its name to AGENTS in reference/hook/agents/__init__.py (the "
+            "one list of agents: the reference's driver declares what is there) and any new tool names to "
+            "reference/hook/categories.py; check the capture with teamai-ref replay FILE, then import it again. "
+            "payloads/README.md, \"Adding an agent\", has every step.\n")
+
+
+# What each kind of call is called in every agent's folder (payloads/README.md, "Names every agent has").
+def _kind(call: capture_file.Call) -> str | None:
+    from reference.hook import claims, dispatch
+    from reference.hook.toolcall import FAILURE
+
+    if call.event in ("stop", "subagent-stop"):
+        return call.event
+    try:
+        tool = dispatch.to_toolcall(call.agent, call.payload, call.event)
+    except Exception:  # noqa: BLE001 - a payload the adapter cannot read keeps a numbered name
+        return None
+    failed = call.event == "post-tool-use-failure" or tool.status == FAILURE
+    if failed:
+        return "post-tool-use-shell-failure" if tool.category == "shell" else "post-tool-use-failure"
+    if tool.category == "shell":
+        recall = bool(tool.command) and claims.invokes_recall(tool.command)
+        return "post-tool-use-shell-recall" if recall else "post-tool-use-shell-read"
+    return {"read": "post-tool-use-read", "search": "post-tool-use-search-content",
+            "list": "post-tool-use-list"}.get(tool.category or "")
+
+
+def canonical_names(calls: list[capture_file.Call], prefix: str, out_dir: Path) -> list[str]:
+    """Each call's payload name: the canonical name of its kind the first time the agent's folder
+    lacks it, else ``<prefix>-<n>``."""
+    taken = {p.relative_to(out_dir / "payloads").with_suffix("").as_posix()
+             for p in (out_dir / "payloads").glob("*/*.json")}
+    names = []
+    for n, call in enumerate(calls, 1):
+        kind = _kind(call)
+        name = f"{call.agent}/{kind}" if kind else ""
+        if not kind or name in taken:
+            name = f"{call.agent}/{prefix}-{n}"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+SNAPSHOT_TEST = "tests/conformance/test_reference_snapshots.py"
+
+
+def snapshot_command(case_id: str) -> list[str]:
+    return ["python3", "-m", "pytest", f"{SNAPSHOT_TEST}::test_reference_output_and_state[{case_id}]",
+            "--snapshot-update", "-q"]
+
+
+def _snapshot(out: IO[str], err: IO[str], out_dir: Path, case_id: str, skip: bool) -> None:
+    """The reference's golden snapshot of the new case, where the corpus has the snapshot test."""
+    import shlex
+    import subprocess
+    import sys
+
+    command = snapshot_command(case_id)
+    shown = " ".join(shlex.quote(a) for a in command)
+    if skip or not (out_dir / SNAPSHOT_TEST).is_file():
+        out.write(f"Its snapshot (the suite fails without it): {shown}\n")
+        return
+    done = subprocess.run([sys.executable, *command[1:], "-p", "no:cacheprovider"], cwd=out_dir,
+                          capture_output=True, text=True)
+    if done.returncode == 0:
+        out.write(f"wrote its snapshot ({shown})\n")
+    else:
+        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+        err.write(f"import-capture: warning: the snapshot could not be written: {' '.join(tail)}; run: {shown}\n")
 
 
 def _scrub_kept(capture: capture_file.Capture) -> int:
@@ -183,7 +288,7 @@ def _report(out: IO[str], built: capture_scenario.Built, verdicts: dict[str, rec
     w = out.write
     calls = len(built.steps)
     w(f"import-capture: {calls} hook calls of {', '.join(capture.agents)} -> {built.scenario['id']}\n")
-    w(f"wrote {written[0]}" + (f" … {written[-2]}" if calls > 1 else "") + f" and {rel}\n\n")
+    w("wrote " + ", ".join(written[:-1]) + f" and {rel}\n\n")
     w("Check before committing:\n")
     w("- The payload files hold the payloads as captured, scrubbed: contents, prompts, outputs, transcript paths "
       "and secrets are replaced, the home folder is /home/user. Read them for what a scrubber cannot know: "

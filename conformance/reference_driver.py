@@ -31,7 +31,10 @@ Runner = Callable[[list[str], dict[str, str], bytes, str], tuple[int, str, str]]
 Job = tuple[list[str], dict[str, str], bytes]
 Batch = Callable[[list[Job], str], list[tuple[int, str, str]]]
 
-AGENTS = ("claude", "codex", "cursor", "copilot", "codebuddy", "workbuddy", "qoder", "opencode", "pi", "omp")
+# The agents the reference has an adapter for: its registry is the one list (payloads/README.md,
+# "Adding an agent"), so an agent added there is declared here without a second edit.
+from reference.hook.agents import AGENTS  # noqa: E402
+
 LOCK_WAIT = "0.2"  # seconds: a held ledger turns into Busy quickly, and nothing else waits
 _PASS_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT", "PYTHONPATH")
 

@@ -5,7 +5,8 @@ against the same implementation, still fails with the same *signature*: the outc
 mismatch's message and its path in the scenario, with every list index in that path replaced
 by what the scenario holds there (``steps[hook claude/stop]``, ``expect.log_contains[{…}]``),
 so removing an earlier step or item does not change it, and substituted values (sandbox paths)
-never enter it. The case's clauses are kept, so the signature's clause is the original's.
+never enter it. The case's title and clauses are kept, so the signature's clause is the
+original's; an isolating pair's marks are not (its twin points back to the original).
 
 Passes, repeated until none removes anything (or the trial budget is spent); a pass starts
 again from the smaller scenario after every cut it keeps, and a candidate already refused is
@@ -197,12 +198,16 @@ def shrink(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload], 
 
 
 def _as_regression(data: dict[str, Any], original: str) -> dict[str, Any]:
-    """The shrunk scenario under its own id, without the empty maps the cuts left behind."""
-    out = {k: v for k, v in copy.deepcopy(data).items() if not (k in ("env", "user_team") and not v)}
+    """The shrunk scenario under its own id, valid corpus input as written: the original's title
+    and every clause it cites (``shrunk_from`` says where it came from), without the empty maps the
+    cuts left behind, and without ``isolates``/``twin``: the twin names the original, not this
+    case, so the pair would not point back (lint refuses a pair that does not)."""
+    out = {k: v for k, v in copy.deepcopy(data).items()
+           if not (k in ("env", "user_team") and not v) and k not in ("isolates", "twin")}
     out["steps"] = [{k: v for k, v in step.items() if not (k in ("env", "set", "unset") and not v)}
                     for step in out.get("steps") or []]
     out["id"] = original[: 80 - len(SUFFIX)] + SUFFIX
-    out["title"] = f"{data.get('title', original)} (shrunk)"[:160]
+    out["title"] = data.get("title") or original
     out["provenance"] = "regression"
     out["shrunk_from"] = original
     return out
@@ -320,7 +325,8 @@ def _text_cuts(data: dict[str, Any], payloads: Mapping[str, Payload], goal: Sign
                 if not isinstance(text, str):
                     continue  # a repeated file ({repeat, times}) is kept as written
                 for shorter in _fewer_lines(text):
-                    yield {**data, key: {**tree, path: shorter}}
+                    if shorter.strip():  # never an empty file: a cut file, not one made blank
+                        yield {**data, key: {**tree, path: shorter}}
     steps = data.get("steps") or []
     for i, step in enumerate(steps):
         for name, value in (step.get("set") or {}).items():

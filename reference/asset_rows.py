@@ -37,6 +37,14 @@ _sorted_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 Warn = Callable[[str], None]
 
 
+class FileProblem(str):
+    """A warning about one asset file (unreadable, not UTF-8, too large, bad frontmatter). A command
+    that indexes a whole tree sums these up in one line rather than one per file: a real tree can
+    hold hundreds of them (``teamai-ref index --problems`` lists them)."""
+
+    __slots__ = ()
+
+
 class Prepared:
     """The rows one asset adds. (A plain class: a named tuple costs every recall's import more
     than this costs a build.)"""
@@ -57,7 +65,7 @@ def _read(asset: tree.AssetFile, warn: Warn) -> frontmatter.Parsed | None:
         with open(asset.path, "rb") as fh:
             data = fh.read(MAX_INDEXED_BYTES + 1)
     except OSError as exc:
-        warn(f"{asset.path}: cannot be read ({exc.strerror}); skipped. Check its permissions.")
+        warn(FileProblem(f"{asset.path}: cannot be read ({exc.strerror}); skipped. Check its permissions."))
         return None
     truncated = len(data) > MAX_INDEXED_BYTES
     if truncated:  # cut at the last line break, so no character is split
@@ -65,11 +73,11 @@ def _read(asset: tree.AssetFile, warn: Warn) -> frontmatter.Parsed | None:
     try:
         text = frontmatter.decode(data)
     except UnicodeDecodeError:
-        warn(f"{asset.path}: not UTF-8 text; skipped. Save it as UTF-8 or remove it.")
+        warn(FileProblem(f"{asset.path}: not UTF-8 text; skipped. Save it as UTF-8 or remove it."))
         return None
     if truncated:
-        warn(f"{asset.path}: larger than {MAX_INDEXED_BYTES >> 20} MiB; only the start is indexed. "
-             "Split it into smaller assets.")
+        warn(FileProblem(f"{asset.path}: larger than {MAX_INDEXED_BYTES >> 20} MiB; only the start is indexed. "
+                         "Split it into smaller assets."))
     return frontmatter.split(text)
 
 
@@ -81,7 +89,7 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
     from .relations import extract  # only indexing needs it
 
     if parsed.problem:
-        warn(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
+        warn(FileProblem(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter."))
     meta = parsed.meta
     title = fields.title(asset, meta, parsed.body)
     tags = frontmatter.tags_field(meta)
@@ -94,6 +102,16 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
     heads = (cut(title), cut(" ".join(tags)), cut(about), cut(fields.name(asset)))
     targets = {t for _, t in relations.get("declared", ())} | set(relations.get("links", ()))
     return Prepared(asset, columns, heads, cut(parsed.body), tuple(sorted(targets)))
+
+
+def problems(assets: Sequence[tree.AssetFile]) -> list[str]:
+    """What indexing would say about each of these files, read again without indexing them."""
+    said: list[str] = []
+    for asset in assets:
+        parsed = _read(asset, said.append)
+        if parsed is not None and parsed.problem:
+            said.append(f"{asset.path}: {parsed.problem}; frontmatter skipped, body indexed. Fix the frontmatter.")
+    return said
 
 
 def prepared(assets: Sequence[tree.AssetFile], warn: Warn) -> Iterator[Prepared]:

@@ -108,6 +108,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _team_args(p)
 
     p = sub.add_parser("index", help="bring the search index up to date and report it")
+    p.add_argument("--problems", action="store_true",
+                   help="list every file of the tree that cannot be indexed as written, and why (writes nothing)")
     _team_args(p)
 
     # Parsed by hook.dispatch without argparse (a hook is a fresh process on every tool call); listed
@@ -196,6 +198,30 @@ def _load_config(args: argparse.Namespace, io: Io, reads_tree: bool = True) -> C
     return cfg
 
 
+class _Gathered:
+    """A command's warnings, with those about single files of the tree held back and said as one
+    line at the end: a first recall on a real tree can meet hundreds of them."""
+
+    def __init__(self, io: Io) -> None:
+        self.io = io
+        self.files: list[str] = []
+
+    def __call__(self, message: str) -> None:
+        from .asset_rows import FileProblem
+
+        if isinstance(message, FileProblem):
+            self.files.append(message)
+        else:
+            self.io.warn(message)
+
+    def summary(self) -> None:
+        if len(self.files) == 1:
+            self.io.warn(self.files[0])
+        elif self.files:
+            self.io.warn(f"{len(self.files)} files of the team tree could not be indexed as written (the first: "
+                         f"{self.files[0]}); teamai-ref index --problems lists them")
+
+
 def cmd_recall(args: argparse.Namespace, io: Io) -> int:
     from . import config, recall, relations_view, render
 
@@ -203,12 +229,19 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
     if not query:
         io.error("the query is empty; say what to look for, e.g. teamai-ref recall \"redis timeout\"")
         return EXIT_USAGE
+    if args.limit < 1:
+        io.stderr.write(f"teamai-ref recall: error: --limit {args.limit}: give a number of hits, 1 or more "
+                        "(see teamai-ref recall --help)\n")
+        return EXIT_USAGE
     cfg = _load_config(args, io)
+    warn = _Gathered(io)
     try:
-        searched = recall.search(cfg, query, io.warn, max(1, args.limit), write=not args.check)
+        searched = recall.search(cfg, query, warn, args.limit, write=not args.check)
     except recall.EmptyQuery:
         io.error("the query has no words to search for; say what to look for")
         return EXIT_USAGE
+    finally:
+        warn.summary()
     try:
         if args.check:
             top = searched.hits[0].entry if searched.hits else None
@@ -225,19 +258,36 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
 
 
 def cmd_index(args: argparse.Namespace, io: Io) -> int:
+    cfg = _load_config(args, io)
+    if args.problems:
+        from . import asset_rows, tree
+
+        found = [p for scope in cfg.scopes for p in asset_rows.problems(tree.walk(scope.team, scope.learnings_roots))]
+        for problem in found:
+            io.stdout.write(f"{problem}\n")
+        if not found:
+            io.stdout.write("every file of the team tree is indexed as written\n")
+        return EXIT_OK
+    warn = _Gathered(io)
+    try:
+        return _index(cfg, io, warn)
+    finally:
+        warn.summary()
+
+
+def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
     from . import index
     from .clock import now
     from .storage import lock_wait
 
-    cfg = _load_config(args, io)
     for scope in cfg.scopes:
         try:
-            conn = index.open_index(scope, io.warn, lock_wait(io.env))
+            conn = index.open_index(scope, warn, lock_wait(io.env))
         except index.IndexUnwritable as exc:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
             return EXIT_INPUT
         try:
-            changed = index.refresh(conn, scope, io.warn, now(io.env).timestamp(), force=True)  # every file
+            changed = index.refresh(conn, scope, warn, now(io.env).timestamp(), force=True)  # every file
             total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
         except index.IndexUnwritable as exc:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")

@@ -152,8 +152,8 @@ def team_problem(path: str, reads_tree: bool = True) -> str | None:
         return f"team folder {path} cannot be read; check its permissions"
     if os.path.exists(path):
         what = "is a file, not a folder" if os.path.isfile(path) else "is not a folder"
-        return f"team folder {path} {what}; pass --team DIR"
-    return f"team folder {path} does not exist; pass --team DIR"
+        return f"team folder {path} {what}: give --team (or TEAMAI_TEAM) the team tree's folder"
+    return f"the team folder {path} does not exist: check the path given to --team (or TEAMAI_TEAM)"
 
 
 def home_dir(env: Mapping[str, str]) -> str:

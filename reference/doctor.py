@@ -108,6 +108,19 @@ def _state(report: Report, cfg: config.Config) -> None:
     report.line("state folder", "ok", f"{scope.state_dir} (writable{made})")
 
 
+def _files(report: Report, cfg: config.Config) -> None:
+    """The team files indexing cannot take as written (recall says so in one line)."""
+    from . import asset_rows, tree
+
+    assets = [a for scope in cfg.scopes for a in tree.walk(scope.team, scope.learnings_roots)]
+    found = asset_rows.problems(assets)
+    if not found:
+        report.line("team files", "ok", f"{len(assets)} assets, each indexed as written")
+        return
+    report.line("team files", "note", f"{len(found)} of {len(assets)} assets cannot be indexed as written "
+                f"(the first: {found[0][:200]})", "teamai-ref index --problems lists them; fix each file")
+
+
 def _probe(report: Report, argv: list[str], env: dict[str, str]) -> None:
     """Run the printed line for an event no hook knows, against a scratch state home: the hook
     then notes the event in that home's debug log, which proves the line reached the hook."""
@@ -212,6 +225,12 @@ def _logs(report: Report, cfg: config.Config) -> None:
     report.line("debug log", "ok", f"{debug}: {len(notes)} lines" + (f"; the last: {last}" if last else ""))
 
 
+def _module(tool: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9_]", "_", tool) or "agent"
+
+
 def run(args: argparse.Namespace, io: Io) -> int:
     env = dict(io.env)
     report = Report(io)
@@ -223,6 +242,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
     cfg = _team(report, args, env)
     if cfg is not None:
         _state(report, cfg)
+        _files(report, cfg)
     tool = (args.tool or "").strip().lower()
     if not args.tool:
         tool = "claude"
@@ -230,13 +250,18 @@ def run(args: argparse.Namespace, io: Io) -> int:
     elif tool in AGENTS:
         report.line("tool", "ok", tool)
     else:
-        report.line("tool", "FAIL", f"{args.tool!r} is no agent a hook knows",
-                    f"pass --tool with one of {', '.join(AGENTS)}")
-        tool = "claude"
+        report.line("tool", "FAIL", f"{args.tool!r} is no agent the reference has an adapter for",
+                    f"pass --tool with one of {', '.join(AGENTS)}, or add reference/hook/agents/{_module(tool)}.py "
+                    "and its name to AGENTS in reference/hook/agents/__init__.py (payloads/README.md, "
+                    "\"Adding an agent\")")
+        report.line("hook line", "FAIL", f"none: no hook line can be written for {args.tool!r} until it has an "
+                    "adapter, so it was not probed")
+        tool = ""
     team = command.team_folder(args.team) if cfg is not None and args.team else None
     user_team = command.team_folder(args.user_team) if cfg is not None and args.user_team else None
-    report.line("hook line", "ok", command.command_line("post-tool-use", tool, team, user_team))
-    _probe(report, command.command_argv(PROBE_EVENT, tool, team, user_team), env)
+    if tool:
+        report.line("hook line", "ok", command.command_line("post-tool-use", tool, team, user_team))
+        _probe(report, command.command_argv(PROBE_EVENT, tool, team, user_team), env)
     if cfg is not None:
         _ledger(report, cfg)
         _logs(report, cfg)

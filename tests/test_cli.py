@@ -37,6 +37,20 @@ def test_recall_help_hides_caller_and_shows_limit(cli) -> None:  # type: ignore[
     assert cli("recall", "redis", "--caller", "teamai-recall", "--limit", "1").code == 0
 
 
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_a_limit_under_one_is_a_usage_error_not_clamped(cli, limit: str) -> None:  # type: ignore[no-untyped-def]
+    res = cli("recall", "redis", "--limit", limit)
+    assert res.code == 2 and res.out == ""
+    assert res.err.startswith(f"teamai-ref recall: error: --limit {limit}: ")
+
+
+def test_a_team_that_does_not_exist_is_said_so(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    res = cli("recall", "redis", "--team", str(tmp_path / "nowhere"))
+    assert res.code == 3
+    assert res.err == (f"teamai-ref: error: the team folder {tmp_path / 'nowhere'} does not exist: check the path "
+                       "given to --team (or TEAMAI_TEAM)\n")
+
+
 def _printed(cli, *args: str) -> list[str]:  # type: ignore[no-untyped-def]
     res = cli("hook-command", *args)
     assert res.code == 0, res.err
@@ -74,7 +88,7 @@ def test_a_team_path_that_is_a_file_is_named_as_such(cli, tmp_path: Path) -> Non
     for command in (("recall", "redis"), ("contribute", "--file", str(not_a_folder), "--title", "T")):
         res = cli(*command, env={"TEAMAI_TEAM": str(not_a_folder)})
         assert res.code == 3, res.err
-        assert res.err == f"teamai-ref: error: team folder {not_a_folder} is a file, not a folder; pass --team DIR\n"
+        assert res.err == f"teamai-ref: error: team folder {not_a_folder} is a file, not a folder: give --team (or TEAMAI_TEAM) the team tree's folder\n"
 
 
 def test_a_usage_error_has_one_prefix(cli) -> None:  # type: ignore[no-untyped-def]

@@ -64,6 +64,13 @@ def test_an_unknown_tool_is_a_problem_naming_the_agents(cli) -> None:  # type: i
     assert ", ".join(AGENTS) in res.out
 
 
+def test_an_agent_without_an_adapter_is_never_checked_as_another(cli) -> None:  # type: ignore[no-untyped-def]
+    res = doctor(cli, "--tool", "gemini")
+    assert res.code == 1 and status(res.out, "tool") == "FAIL" and status(res.out, "hook line") == "FAIL"
+    assert "--tool claude" not in res.out and "hook probe" not in res.out
+    assert "reference/hook/agents/gemini.py" in res.out and "Adding an agent" in res.out
+
+
 def test_recording_switched_off_is_a_problem(cli) -> None:  # type: ignore[no-untyped-def]
     res = doctor(cli, env={"TEAMAI_RECALL_DISABLED": "1"})
     assert res.code == 1 and status(res.out, "recording") == "FAIL" and "unset TEAMAI_RECALL_DISABLED" in res.out

@@ -76,3 +76,19 @@ def test_the_walkthrough_runs_as_written(tmp_path):
     # 6. the fixed driver passes what was listed: xpass, then the file drops them
     assert f"xpass {len(listed)}" in outputs[8]
     assert "removed" in outputs[9] and files[9] == {}
+
+
+def test_set_up_is_two_commands_that_never_install_into_the_system_python():
+    """A stock Debian/Ubuntu python refuses ``pip install`` (externally-managed-environment): the
+    set-up makes a venv first, in two commands still, and the install a reader then runs pytest
+    from brings pytest (``.[test]``)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = text.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    body = BLOCK.search(setup).group("body")  # type: ignore[union-attr]
+    lines = [line for line in body.splitlines() if line.strip()]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("python3 -m venv .venv && .venv/bin/python -m pip install nox")
+    assert "nox -s conformance tests" in lines[1]
+    installs = [line for line in text.splitlines() if "pip install -e" in line and not line.startswith("(")]
+    assert installs and all("'.[test]'" in line for line in installs), installs
+    assert "pip install -e .\n" not in text

@@ -125,9 +125,31 @@ def test_binary_and_huge_assets_warn_and_do_not_abort(cli, team):
     (team / "docs" / "huge.md").write_text("---\ntitle: Huge manual\n---\n" + ("word " * 2_200_000))
     res = cli("recall", "huge", "manual")
     assert res.code == 0
-    assert "blob.md" in res.err and "not UTF-8" in res.err
-    assert "huge.md" in res.err and "only the start is indexed" in res.err
+    assert len(res.err.splitlines()) == 1 and "2 files of the team tree" in res.err
+    assert "teamai-ref index --problems lists them" in res.err
     assert "[docs] Huge manual" in res.out
+    listed = cli("index", "--problems")
+    assert listed.code == 0 and len(listed.out.splitlines()) == 2
+    assert "blob.md" in listed.out and "not UTF-8" in listed.out
+    assert "huge.md" in listed.out and "only the start is indexed" in listed.out
+
+
+def test_many_unreadable_frontmatters_are_one_line_listed_on_request(cli, team):
+    """Cursor's rules hold unquoted globs (``globs: **/*.go``), which YAML reads as an alias: a real
+    tree can have hundreds. The first recall says so in one line; index --problems lists them;
+    doctor reports them."""
+    for n in range(40):
+        (team / "rules" / f"go-{n}.md").write_text(f"---\nglobs: **/*.go\n---\nGo rule number {n}.\n")
+    res = cli("recall", "go", "rule")
+    assert res.code == 0 and "[rules]" in res.out
+    assert res.err.count("\n") == 1 and "40 files of the team tree could not be indexed as written" in res.err
+    listed = cli("index", "--problems")
+    assert listed.code == 0 and len(listed.out.splitlines()) == 40
+    assert all("frontmatter skipped, body indexed" in line for line in listed.out.splitlines())
+    assert cli("index").err.count("\n") <= 1
+    doctor = cli.subprocess("doctor", "--tool", "claude")
+    [line] = [x for x in doctor.out.splitlines() if x.startswith("team files")]
+    assert "40 of" in line and "fix: teamai-ref index --problems lists them" in doctor.out
 
 
 def test_config_digest_separates_workspaces(tmp_path):

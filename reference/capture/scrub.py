@@ -14,7 +14,9 @@ works by what a value *is* (its key), not by guessing at every string:
   run id; the query becomes ``[scrubbed]``), ``File:`` lines, and a search line's
   ``path:line:`` prefix (or ``line:`` for a single file), whose text becomes ``scrubbed-text``
   (a plain word: a rule that weighs what a search line shows still sees text there, and an
-  import recreates the doc with that line). Blank lines stay blank, so line counts and
+  import recreates the doc with that line); recall's lines behind a short label
+  (``Stdout: --- [teamai:recall:start] …``, how Gemini CLI shows a command's output) are kept
+  with the label. Blank lines stay blank, so line counts and
   emptiness are kept. A string holding JSON (Cursor's ``tool_output``, Copilot's
   ``toolArgs``) is scrubbed inside and encoded again.
 - **Transcript paths** (``transcript_path``, ``agent_transcript_path``, output files): replaced.
@@ -72,6 +74,9 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 _START = re.compile(rf"^--- \[teamai:recall:start\] --- \(\d+ results?\)(?: run={_UUID})?[ \t\r]*$")
 _NO_HIT = re.compile(rf'^(No matching learnings found for ").*("\.(?: run={_UUID})?[ \t\r]*)$')
 _FILE = re.compile(r"^(File: )(.*)$")
+# A short label some agents put before a command's first line of output (Gemini CLI's "Stdout: "):
+# recall's own lines after it are kept as they are without it.
+_LABEL = re.compile(r"^([A-Za-z][A-Za-z ]{0,23}: )(.*)$")
 # What a search rule reads from a line: the path before ":" (with its line number), or the line
 # number alone when the search had one file; context lines (path-12-text) keep theirs too.
 _PREFIX = re.compile(r"^(?:(?:[A-Za-z]:)?[^:\n]*?\.md:(?:\d+[:-])?|[^\s:]+[:-]\d+[:-]|\d+[:-])", re.IGNORECASE)
@@ -192,6 +197,9 @@ class Scrubber:
             line = _ANSI.sub("", line)
         if _START.match(line):
             return self.text(line)
+        m = _LABEL.match(line)
+        if m and (_START.match(m.group(2)) or _NO_HIT.match(m.group(2)) or _FILE.match(m.group(2))):
+            return m.group(1) + self._line(m.group(2))  # "Stdout: --- [teamai:recall:start] ..."
         m = _NO_HIT.match(line)
         if m:
             return m.group(1) + LINE + self.text(m.group(2))

@@ -299,13 +299,22 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
         return
     ts = clock.now_stamp(env)
     outcome = classify.classify(call, cfg.knowledge_roots(), ts, env.get("HOME") or env.get("USERPROFILE"))
+    said = debug.echo if args.payload_file is not None else None  # a person at the keyboard: say what was done
     if not outcome.records:
+        if said is not None:
+            why = outcome.notes[-1] if outcome.notes else "nothing in it is a claim, evidence or a link"
+            said.write(f"teamai-ref hook-dispatch: recorded nothing: {why} "
+                       f"(teamai-ref replay {args.payload_file} gives every decision)\n")
         return
     scope = cfg.active
     try:  # every line is encoded before the lock is taken, so a bad one writes nothing
         append(scope.log_path, scope.log_lock, outcome.records, lock_wait(env), strict=True)
     except UnicodeError:
         debug("the payload holds text that is not valid Unicode: ignored")
+        return
+    if said is not None:
+        kinds = ", ".join(str(r.get("kind")) for r in outcome.records)
+        said.write(f"teamai-ref hook-dispatch: recorded {kinds} in {scope.log_path}\n")
 
 
 def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], stderr: IO[str],

@@ -85,7 +85,8 @@ def claude_session(m: Machine) -> Stream:
     s.send("post-tool-use", _set(corpus_payload("claude/post-tool-use-shell-recall"), **common,
                                  tool_input__command='teamai recall "payments"', tool_response__stdout=payments))
     s.send("post-tool-use", _set(corpus_payload("claude/post-tool-use-read"), **common,
-                                 tool_input__file_path=f"{team}/docs/payments-overview.md"))
+                                 tool_input__file_path=f"{team}/docs/payments-overview.md",
+                                 tool_response__file__filePath=f"{team}/docs/payments-overview.md"))
     ledger = s.recall("ledger receipt", caller="teamai-recall")
     sub = {**common, "agent_id": "a0c1d2e3f4a5b6c7d", "agent_type": "teamai-recall"}
     s.send("post-tool-use", _set(corpus_payload("claude/post-tool-use-shell-recall-subagent"), **sub,
@@ -170,7 +171,7 @@ def test_a_captured_session_replays_to_the_decisions_of_the_direct_run(machine: 
     [capture] = [p for p in machine.out.glob(f"{stream.agent}-*.jsonl")]
     report = _import(capture, f"cap-{stream.agent}", target)
     loaded = corpus.load(target)
-    scenario = loaded.by_id()[f"attr-cap-{stream.agent}"]
+    scenario = loaded.by_id()[f"cap-{stream.agent}"]
     assert scenario.rel == f"scenarios/attribution/cap-{stream.agent}.yaml"
     assert scenario.data["provenance"] == "live-capture"
     for impl in ("reference", "reference-cli"):
@@ -264,8 +265,55 @@ def test_a_capture_made_with_keep_is_scrubbed_on_import(machine: Machine, target
     assert "the private plan" in capture.read_text()
     report = _import(capture, "cap-keep", target)
     written = (target / "payloads" / "claude" / "cap-keep-1.json").read_text()
-    assert "the private plan" not in written and "/home/user/proj/team/learnings/redis-timeout.md" in written
+    assert "the private plan" not in written and "/home/ana/proj/team/learnings/redis-timeout.md" in written
     assert "captured with --keep" in report
+
+
+def test_the_import_keeps_the_id_puts_paths_at_the_corpus_places_and_names_the_snapshot(machine: Machine,
+                                                                                         target: Path):
+    claude_session(machine)
+    [capture] = machine.out.glob("claude-*.jsonl")
+    report = _import(capture, "cap-claude-grep", target)
+    assert yaml.safe_load((target / "scenarios/attribution/cap-claude-grep.yaml").read_text())["id"] == \
+        "cap-claude-grep"
+    assert "teamai-conformance run --only cap-claude-grep" in report
+    # no machine's path in a payload file: the team is the corpus's /home/ana/proj/team, read responses too
+    files = sorted((target / "payloads" / "claude").glob("cap-claude-grep-*.json"))
+    text = "".join(p.read_text() for p in files)
+    assert str(machine.home) not in text and "/home/user/proj" not in text
+    read = json.loads((target / "payloads/claude/cap-claude-grep-2.json").read_text())["payload"]
+    assert read["tool_input"]["file_path"] == "/home/ana/proj/team/docs/payments-overview.md"
+    assert read["tool_response"]["file"]["filePath"] == "/home/ana/proj/team/docs/payments-overview.md"
+    # a folder without the snapshot test: the exact command, by node id, that writes the snapshot
+    assert ("python3 -m pytest 'tests/conformance/test_reference_snapshots.py::test_reference_output_and_state"
+            "[cap-claude-grep]' --snapshot-update -q") in report
+
+
+def test_canonical_names_where_the_agents_folder_lacks_them(machine: Machine, target: Path):
+    codex_session(machine)
+    [capture] = machine.out.glob("codex-*.jsonl")
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["import-capture", str(capture), "--id", "cap-codex", "--canonical-names", "--out-dir",
+                     str(target)], out, err)
+    assert code == 0, err.getvalue()
+    names = sorted(p.stem for p in (target / "payloads" / "codex").glob("*.json"))
+    # the shell read and the rg search are both shell calls: the second is numbered
+    assert names == ["cap-codex-3", "post-tool-use-shell-read", "post-tool-use-shell-recall", "stop"]
+    steps = yaml.safe_load((target / "scenarios/attribution/cap-codex.yaml").read_text())["steps"]
+    assert [s["hook"] for s in steps if "hook" in s] == [
+        "codex/post-tool-use-shell-recall", "codex/post-tool-use-shell-read", "codex/cap-codex-3", "codex/stop"]
+
+
+def test_an_agent_without_an_adapter_is_told_what_to_write(machine: Machine, target: Path, tmp_path: Path):
+    capture = tmp_path / "gemini-s1.jsonl"
+    capture.write_text(json.dumps({"ts": "2026-11-30T10:00:00.000Z", "agent": "gemini", "event": "post-tool-use",
+                                   "session": "s1", "payload": {"session_id": "s1"}}) + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["import-capture", str(capture), "--out-dir", str(target)], out, err) == 3
+    said = err.getvalue()
+    assert "does not declare" not in said and "no adapter for the agent 'gemini'" in said
+    assert "reference/hook/agents/gemini.py" in said and "AGENTS in reference/hook/agents/__init__.py" in said
+    assert not (target / "payloads").exists()
 
 
 def test_paths_are_rerooted_relative_to_the_team():

@@ -159,6 +159,10 @@ def test_what_a_rule_reads_is_kept_and_everything_else_keeps_its_lines():
                                f"File: {HOME}/proj/team/learnings/redis-timeout.md\n\n{LINE}\n")
     assert s.lines(f'No matching learnings found for "alice\'s salary". run={RUN}\n') == (
         f'No matching learnings found for "{LINE}". run={RUN}\n')
+    # Gemini CLI's run_shell_command shows the output behind "Stdout: ": recall's line keeps its label
+    gemini = (f"Command: teamai recall \"alice's salary\"\nDirectory: (root)\n"
+              f"Stdout: --- [teamai:recall:start] --- (1 result) run={RUN}\nStderr: (empty)\n")
+    assert s.lines(gemini) == f"{LINE}\n{LINE}\nStdout: --- [teamai:recall:start] --- (1 result) run={RUN}\n{LINE}\n"
     grep = ("/home/alice/proj/team/learnings/a.md:12:the secret plan\n"
             "learnings/b.md-13-context text\n"
             "rules/c.md:no line number here\n"

@@ -209,9 +209,12 @@ def test_shrink_cuts_a_case_down_to_what_still_fails_the_same_way(loaded, fake, 
     data = corpus.load_yaml(out.read_text(encoding="utf-8"))
     assert (data["id"], data["provenance"], data["shrunk_from"]) == ("fx-stop-credits-shrunk", "regression",
                                                                       "fx-stop-credits")
+    assert (data["title"], data["clauses"]) == (case.data["title"], case.data["clauses"])
+    assert all(text.strip() for text in data["team"].values()), "a shrunk team file is never left empty"
     assert [next(iter(s)) for s in data["steps"]] == ["recall", "hook", "hook"]  # recall, read, stop
     assert list(data["team"]) == ["learnings/redis-timeout.md"]
-    assert "kafka-lag" not in json.dumps(data["expect"]) and "no_votes" not in data["expect"]
+    judged = {k: data.get(k) for k in ("expect", "decide", "profile")}  # each expectation at its level
+    assert "kafka-lag" not in json.dumps(judged) and "no_votes" not in json.dumps(judged)
     # back in the corpus: valid, fails against the broken driver the same way, passes against the reference
     dest = loaded.root / "scenarios" / "attribution" / "stop-credits-shrunk.yaml"
     dest.write_text(out.read_text(encoding="utf-8"), encoding="utf-8")
@@ -222,7 +225,9 @@ def test_shrink_cuts_a_case_down_to_what_still_fails_the_same_way(loaded, fake, 
     failed = pool.run_all(fake("no-stop"), again, chosen, {}, timeout=20.0)[0]
     assert failed.outcome == outcomes.FAIL
     first = before.mismatches[0]
-    assert (failed.mismatches[0]["path"], failed.mismatches[0]["message"]) == (first["path"], first["message"])
+    # the same expectation, written at its level (expect, decide or profile: placement.place)
+    same = (failed.mismatches[0]["path"].split(".", 1)[1], failed.mismatches[0]["message"])
+    assert same == (first["path"].split(".", 1)[1], first["message"])
 
 
 def test_without_an_oracle_a_cut_may_make_the_case_wrong(loaded, fake):
@@ -289,3 +294,16 @@ def test_a_candidate_says_what_it_could_not_pin_and_keeps_the_case_checking(load
     assert data["observations"]["not_pinned"] == [
         "votes: A's ledger has no entry k, B's counts recalled_count 1 (a scenario cannot say that an entry is absent)"]
     assert (found[0].kind, found[0].step, found[0].path) == ("votes", 0, "votes.k.recalled_count")
+
+
+def test_a_shrunk_case_drops_a_pair_whose_twin_points_to_the_original():
+    from conformance.shrink import _as_regression
+
+    data = {"id": "attr-x", "title": "A read counts", "clauses": ["A", "B"], "provenance": "derived",
+            "agents": ["claude"], "team": {}, "user_team": {}, "env": {}, "isolates": "A", "twin": "attr-y",
+            "steps": [{"recall": "q", "env": {}, "set": {}}], "expect": {"votes": {}}}
+    out = _as_regression(data, "attr-x")
+    assert "isolates" not in out and "twin" not in out and "user_team" not in out and "env" not in out
+    assert (out["id"], out["title"], out["clauses"], out["shrunk_from"]) == ("attr-x-shrunk", "A read counts",
+                                                                             ["A", "B"], "attr-x")
+    assert out["steps"] == [{"recall": "q"}]

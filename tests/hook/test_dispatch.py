@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from reference import config, runlog, storage
 from reference.hook import dispatch
 
-from ._support import Cli
+from ._support import ROOT, Cli
 
 AGENTS = dispatch.AGENTS
 
@@ -318,9 +318,18 @@ def _corpus_file(cli: Cli, tmp_path: Path, name: str = "post-tool-use-read") -> 
 def test_payload_file_in_the_corpus_form_takes_agent_and_event_from_the_file(cli: Cli, tmp_path: Path) -> None:
     path = _corpus_file(cli, tmp_path)
     result = cli("hook-dispatch", "--payload-file", str(path))
-    assert (result.code, result.out, result.err) == (0, "", "")
     (line,) = log_lines(cli)
     assert line["kind"] == "evidence" and line["agent"] == "claude"
+    # a person ran it: it says what it recorded, on stderr (the exit code stays 0)
+    assert (result.code, result.out) == (0, "") and result.err.startswith("teamai-ref hook-dispatch: recorded evidence in ")
+
+
+def test_a_payload_file_that_records_nothing_says_why(cli: Cli) -> None:
+    corpus = ROOT / "payloads" / "claude" / "post-tool-use-read.json"  # its doc is outside the test's team
+    result = cli("hook-dispatch", "--payload-file", str(corpus))
+    assert (result.code, result.out) == (0, "") and log_lines(cli) == []
+    assert result.err.startswith("teamai-ref hook-dispatch: recorded nothing: ")
+    assert f"teamai-ref replay {corpus} gives every decision" in result.err
 
 
 def test_payload_file_raw_and_the_command_line_wins(cli: Cli, tmp_path: Path) -> None:

@@ -72,7 +72,31 @@ def test_replay_reports_bad_files_and_goes_on(cli: Cli, tmp_path: Path) -> None:
 def test_replay_needs_a_known_agent(cli: Cli, tmp_path: Path) -> None:
     raw = write(tmp_path, "raw.json", {"session_id": "s"})
     result = cli("replay", raw)
-    assert result.code == 3 and "unknown agent (none)" in result.err
+    assert result.code == 3 and "no adapter for the agent (none)" in result.err
+    assert "Adding an agent" in result.err
+
+
+def test_replay_reads_what_capture_writes_one_block_per_payload(cli: Cli, tmp_path: Path, team: Path) -> None:
+    """A capture file is JSON lines; replay explains each of its payloads, with the team the capture saw."""
+    out = tmp_path / "captures"
+    doc = team.resolve() / "learnings" / "redis-timeout.md"
+    calls = [("post-tool-use", {"session_id": "s-1", "tool_name": "Bash", "tool_input": {"command": "teamai recall redis"},
+                                "tool_response": {"stdout": f"--- [teamai:recall:start] --- (1 result) run={RUN}\n"}}),
+             ("post-tool-use", {"session_id": "s-1", "tool_name": "Read", "tool_input": {"file_path": str(doc)}}),
+             ("stop", {"session_id": "s-1", "hook_event_name": "Stop"})]
+    for event, payload in calls:
+        done = cli("capture", event, "--tool", "claude", "--keep", "--out", str(out), "--", "true",
+                   stdin=json.dumps(payload).encode())
+        assert done.code == 0, done.err
+    [capture] = out.glob("claude-s-1.jsonl")
+    assert len(capture.read_text().splitlines()) == 3
+    result = cli("replay", str(capture), env={"TEAMAI_TEAM": ""})
+    assert result.code == 0, result.err
+    assert [line for line in result.out.splitlines() if line.startswith("== ")] == [
+        f"== {capture}:1", f"== {capture}:2", f"== {capture}:3"]
+    assert f"claim: run {RUN}" in result.out
+    assert f"evidence: {doc} (resolved exactly)" in result.out  # the team folder the capture recorded
+    assert "records nothing for it (it runs the reducer)" in result.out
 
 
 CORPUS = sorted((ROOT / "payloads").glob("*/*.json"))
