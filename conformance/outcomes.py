@@ -152,6 +152,8 @@ def level_lines(results: list[CaseResult]) -> list[str]:
     if dec["by_decision"]:
         line += " (" + ", ".join(f"{name} {n}" for name, n in dec["by_decision"].items()) + ")"
     out.append(line)
+    held = any("profile" in r.held for r in results)
     out.append(f"profile (the reference's own formats): {prof['pass']}/{prof['total']} cases hold" if prof
+               else "profile (the reference's own formats): no case here checks it" if held
                else "profile (the reference's own formats): not checked (the implementation declares no profile)")
     return out

@@ -151,7 +151,7 @@ def run_record(run_id: str, ts: str, env: Mapping[str, str], caller: str | None,
     ses = session_env.from_env(env)
     return {
         "kind": "run", "ts": ts, "run": run_id, "session": ses.session, "via": ses.via,
-        "unambiguous": ses.unambiguous, "agent": ses.agent, "actor": {}, "caller": caller,
+        "unambiguous": ses.unambiguous, "agent": ses.agent, "actor": session_env.actor(env, ses), "caller": caller,
         "docs": [{"key": h.entry.key, "type": h.kind, "scope": h.scope_name, "path": h.path,
                   "score": round(h.score, 3), "eligible": h.eligible} for h in hits],
     }

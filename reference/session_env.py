@@ -35,6 +35,21 @@ class EnvSession(NamedTuple):
     unambiguous: bool
 
 
+# Codex exports the thread a shell runs in: a thread-spawned subagent's own id, or the session's
+# id for the main agent (CODEX_SESSION_ID, its hooks' session_id, is the root's in both).
+CODEX_THREAD = "CODEX_THREAD_ID"
+
+
+def actor(env: Mapping[str, str], ses: EnvSession) -> dict[str, str]:
+    """The actor recall can tell from its environment: a Codex subagent's thread id when it is
+    not the session's own and the session is settled (a nested ``codex exec`` inherits its
+    parent's thread, and names a second session); else ``{}``, left to the claim."""
+    thread = env.get(CODEX_THREAD, "").strip()
+    if ses.agent == "codex" and ses.unambiguous and thread and thread != ses.session:
+        return {"agent_id": thread}
+    return {}
+
+
 def from_env(env: Mapping[str, str]) -> EnvSession:
     named = [(env[var].strip(), agent) for var, agent in SESSION_ENV if env.get(var, "").strip()]
     if not named:
