@@ -43,7 +43,7 @@ PERTURBATIONS = ("renamed-fields", "instants", "credits-elsewhere", "stats-table
 RENAMED = {"via": "how", "exact": "matched_exactly", "simple": "plain_command", "status": "outcome",
            "unambiguous": "single_candidate", "agent": "agent_name"}
 DROPPED = ("extra",)
-_MILLIS = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.0+Z")
+_MILLIS = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.0+Z")  # a whole value, never part of one
 _FINDING = re.compile(r"^(?P<lead>\s*)(?P<mark>[✖!⚠])\s+(?:\[relations\]\s+(?P<file>\S+?):|(?P<what>related|frontmatter):)"
                       r"\s+(?P<msg>.*)$")
 HEADING = "Recall (last 10 sessions)"
@@ -119,7 +119,8 @@ def _renamed(line: Any) -> Any:
 
 def _instants(value: Any) -> Any:
     if isinstance(value, str):
-        return _MILLIS.sub(r"\1Z", value)
+        whole = _MILLIS.fullmatch(value)
+        return f"{whole.group(1)}Z" if whole else value
     if isinstance(value, list):
         return [_instants(v) for v in value]
     if isinstance(value, dict):
