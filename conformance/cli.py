@@ -17,6 +17,7 @@ the smaller scenario and 2 when the case does not fail on a mismatch.
 from __future__ import annotations
 
 import argparse
+import os
 import datetime as dt
 import json
 import shlex
@@ -60,10 +61,29 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+CORPUS_ENV = "TEAMAI_CONFORMANCE_CORPUS"
+
+
+def corpus_root(given: Path | None) -> Path:
+    """The corpus folder: ``--corpus``, else ``$TEAMAI_CONFORMANCE_CORPUS``, else the project this
+    package was run from (a clone, or an editable install of one)."""
+    if given is not None:
+        return given.resolve()
+    if os.environ.get(CORPUS_ENV):
+        return Path(os.environ[CORPUS_ENV]).resolve()
+    return DEFAULT_ROOT
+
+
+def _corpus_option(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """``--corpus`` before the command or after it (``run --corpus DIR``), one meaning."""
+    parser.add_argument("--corpus", type=Path, metavar="DIR", default=None if top else argparse.SUPPRESS,
+                        help=f"the folder holding scenarios/ and payloads/ (default: ${CORPUS_ENV}, else this "
+                             "project)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="teamai-conformance", description="Run TeamAI's conformance corpus.")
-    parser.add_argument("--corpus", type=Path, default=None, metavar="DIR",
-                        help="the folder holding scenarios/ and payloads/ (default: this project)")
+    _corpus_option(parser, top=True)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     run = sub.add_parser("run", help="run the corpus against an implementation")
     run.add_argument("--impl", default=DEFAULT_IMPL,
@@ -106,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     drv.add_argument("name", choices=["reference"])
     drv.add_argument("--exec", dest="exec_mode", choices=["in-driver", "cli"], default="in-driver",
                      help="run teamai-ref inside the driver process (default), or as a real process per command")
+    for command in sub.choices.values():
+        if not any("--corpus" in action.option_strings for action in command._actions):
+            _corpus_option(command)
     return parser
 
 
@@ -142,14 +165,16 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
     if args.command == "import-capture":
         from . import import_capture
 
-        return import_capture.run(args, (args.corpus or DEFAULT_ROOT).resolve(), out, err)
-    root = (args.corpus or DEFAULT_ROOT).resolve()
+        return import_capture.run(args, corpus_root(args.corpus), out, err)
+    root = corpus_root(args.corpus)
     if args.command == "generate":
         from .generate import sync as generate
 
         return generate.run(args, root, out, err)
     if not (root / "scenarios").is_dir():
-        err.write(f"teamai-conformance: error: {root} has no scenarios/ folder; pass --corpus DIR\n")
+        err.write(f"teamai-conformance: error: {root} has no scenarios/ folder. An installed package carries no "
+                  f"corpus: pass --corpus DIR (a clone of the project, the folder holding scenarios/ and "
+                  f"payloads/) or set {CORPUS_ENV}\n")
         return EXIT_USAGE
     corpus = corpus_mod.load(root)
     if args.command == "lint":
