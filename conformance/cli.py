@@ -17,9 +17,9 @@ the smaller scenario and 2 when the case does not fail on a mismatch.
 from __future__ import annotations
 
 import argparse
-import os
 import datetime as dt
 import json
+import os
 import shlex
 import subprocess
 import sys
