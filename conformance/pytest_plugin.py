@@ -177,8 +177,9 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailed("\n".join(failure_block(result, self.rerun())))
 
     def rerun(self) -> str:
-        """The command that runs this case again, the same way."""
-        parts = ["pytest", "-k", self.scenario.id]
+        """The command that runs this case again, the same way: by its node id, which names this one
+        case (``-k`` matches every id that holds it, ``accept-alice`` its longer siblings too)."""
+        parts = ["pytest", self.nodeid]
         for option in ("teamai_impl", "teamai_expectations", "teamai_corpus"):
             value = self.config.getoption(option, None)
             if value:

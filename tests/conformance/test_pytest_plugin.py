@@ -34,14 +34,18 @@ def test_the_reference_over_the_protocol_with_k_and_the_explanation(pytester):
     failing = pytester.runpytest_subprocess("--teamai-impl", "reference-subprocess", "-k", "fx-designed-to-fail")
     failing.assert_outcomes(failed=1)
     failing.stdout.fnmatch_lines(["*FAIL fx-designed-to-fail*", "*why: every step left the same decisions*",
-                                  "*rerun: pytest -k fx-designed-to-fail --teamai-impl reference-subprocess"])
+                                  "*rerun: pytest scenarios/*::fx-designed-to-fail --teamai-impl reference-subprocess"])
+    # the printed node id is taken back, and names that one case
+    (rerun,) = [line.split("rerun: ", 1)[1].split() for line in failing.stdout.lines if "rerun: pytest " in line]
+    again = pytester.runpytest_subprocess(*rerun[1:])
+    again.assert_outcomes(failed=1)
 
 
 def test_without_options_it_is_the_in_process_reference(pytester):
     _fixture_corpus(pytester)
     result = pytester.runpytest_subprocess("-q", "-k", "fx-designed-to-fail")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*rerun: pytest -k fx-designed-to-fail"])
+    result.stdout.fnmatch_lines(["*rerun: pytest scenarios/*::fx-designed-to-fail"])
     assert "--teamai-impl" not in result.stdout.str()
 
 
