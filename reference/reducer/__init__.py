@@ -83,8 +83,8 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
     made = plan(cfg, session, now)
     base = made.view if made.used else None
     result = ReduceResult(made.pending, "" if session is None else "used" if made.used else "full")
-    if made.decisions:
-        commit.write(cfg, warn, made.decisions, stamp_micros(now), now, result)
+    if made.decisions or commit.unfinished(cfg.active):
+        commit.write(cfg, warn, made.decisions, stamp_micros(now), now, result, made.view)
     if session is not None:
         _keep_checkpoint(cfg, warn, made, now, base)
     return result

@@ -49,7 +49,7 @@ import fcntl
 import os
 
 from .. import jsontext
-from ..storage import utf8, write_at, write_atomic
+from ..storage import truncate, utf8, write_at, write_atomic
 from .logread import (
     KINDS,
     Lines,
@@ -405,16 +405,16 @@ def add(scope: Scope, view: View, fields: dict[str, Any], added: bytes) -> None:
     if line is None:
         return
     try:
-        fd = os.open(scope.checkpoint_path, os.O_RDWR)
+        fd = os.open(scope.checkpoint_path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
-        return
+        return  # gone, or a link: never written through
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != stored.identity or _pread(fd, 0, HEAD) != stored.head:
             return  # another reduce wrote it first: its checkpoint stands
         write_at(fd, added, stored.end)
-        os.ftruncate(fd, stored.end + len(added))
+        truncate(fd, stored.end + len(added))
         write_at(fd, line, 0)
     except OSError:
         return  # busy or failing: the checkpoint as it was still describes the log it names
