@@ -81,6 +81,9 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
     Stop names its session); safe to run any number of times."""
     now = now_micros(cfg.env)
     made = plan(cfg, session, now)
+    if made.view.rejected is not None:
+        warn(f"the reducer's checkpoint does not describe the recall log ({made.view.rejected}); "
+             "read the whole log instead")
     base = made.view if made.used else None
     result = ReduceResult(made.pending, "" if session is None else "used" if made.used else "full")
     if made.decisions or commit.unfinished(cfg.active):
