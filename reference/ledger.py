@@ -792,6 +792,7 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
         storage.unlink(intent)
 
     def _read(self) -> None:
+        storage.refuse_link(self.path)  # a link is neither read as the ledger nor set aside
         data = _read_bytes(self.path)
         self.existed = data is not None
         digest = _digest(data) if data is not None else None

@@ -174,6 +174,7 @@ def load(path: str, stamp: str, warn: Callable[[str], None], about: set[str] | N
     """The entries on disk of the sessions in ``about`` (None: all); the caller holds the votes
     ledger's lock. Entries expired at ``now`` are ignored. A file due to be written whole is read
     whole."""
+    storage.refuse_link(path)  # a link is neither read as the ledger nor set aside
     data = _read(path)
     if data is None:
         credits = Credits()
