@@ -758,6 +758,7 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
         self.lock.__enter__()
         try:
             self._recover()
+            self._collect()
             self._read()
         except BaseException:
             self.lock.__exit__()
@@ -790,6 +791,19 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
                 self.recovered = True
                 return
         storage.unlink(intent)
+
+    def _collect(self) -> None:
+        """Take the raises recalls left pending (:func:`defer`): made with this write, and their
+        files removed under the same intent, so each is made once (and the temps of those a
+        crash left half made are removed)."""
+        storage.sweep(self.path, os.path.basename(self.path) + storage.PENDING)
+        for path in storage.pending(self.path):
+            raises = _pending_raises(path)
+            if raises is None:
+                self.warn(f"{path} is not a pending raise of the votes ledger; removed it")
+            else:
+                self.raises.extend(raises)
+            self.together(("unlink", path, b""))
 
     def _read(self) -> None:
         storage.refuse_link(self.path)  # a link is neither read as the ledger nor set aside
@@ -869,8 +883,55 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
 def _apply(op: tuple[Any, ...]) -> None:
     if op[0] == "at":
         storage.write_after(op[1], op[2], op[3])
+    elif op[0] == "unlink":
+        try:
+            storage.unlink(op[1])
+        except FileNotFoundError:
+            pass  # made already, before a crash
     else:
         write_atomic(op[1], op[2])
+
+
+def defer(path: str, name: str, raises: list[tuple[str, str, str, str]]) -> None:
+    """Leave ``raises`` for whoever next writes the ledger at ``path`` (a file of their own, made
+    whole by a rename, so a writer never sees half of it): a recall leaves its recalled counts
+    this way before it writes its run line, then writes the ledger itself, which makes them
+    unless another writer made them first. A recall that stops (a crash, a busy or full disk)
+    between its run line and the ledger leaves them for the next recall, Stop or pull."""
+    data = storage.utf8(jsontext.dumps([list(r) for r in raises]))
+    pending = f"{path}{storage.PENDING}{name}"
+    try:
+        write_atomic(pending, data, durable=False)
+    except OSError:
+        if not os.path.lexists(pending):  # a failure after the rename (only an injected one) left it made
+            raise
+
+
+def _pending_raises(path: str) -> list[tuple[str, str, str, str]] | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 1 << 20)
+    finally:
+        os.close(fd)
+    try:
+        found = jsontext.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(found, list):
+        return None
+    out = []
+    for item in found:
+        if (not isinstance(item, list) or len(item) != 4 or not all(isinstance(v, str) for v in item)
+                or item[1] not in ("recalled_count", "upvoted_count")
+                or item[2] not in ("last_recalled_at", "last_upvoted_at")):
+            return None
+        out.append((item[0], item[1], item[2], item[3]))
+    return out
 
 
 def _read_bytes(path: str) -> bytes | None:

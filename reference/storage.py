@@ -320,13 +320,16 @@ def write_atomic(path: str, data: bytes, durable: bool = True) -> None:
     raise OSError(errno.EAGAIN, "the temp file kept disappearing", path)
 
 
-def sweep(path: str) -> None:
+def sweep(path: str, prefix: str | None = None) -> None:
     """Remove the temp files of ``path`` that no live writer holds (a write that crashed), and
-    anything else planted under a temp's name (a link is removed, never followed)."""
+    anything else planted under a temp's name (a link is removed, never followed); with
+    ``prefix``, the temps of every file of the folder whose name starts with it."""
     folder, base = os.path.split(path)
-    prefix = base + TEMP
     try:
-        names = [n for n in os.listdir(folder or ".") if n.startswith(prefix)]
+        if prefix is None:
+            names = [n for n in os.listdir(folder or ".") if n.startswith(base + TEMP)]
+        else:
+            names = [n for n in os.listdir(folder or ".") if n.startswith(prefix) and TEMP in n]
     except OSError:
         return
     for name in names:
@@ -375,6 +378,27 @@ _INTENT = b"teamai-intent 1\n"
 def intent_path(path: str) -> str:
     """Where the intent of a write of ``path`` (and the files written with it) is recorded."""
     return path + ".intent"
+
+
+PENDING = ".pending-"  # between a file's name and the name of a change left for its next writer
+
+
+def pending(path: str, temps: bool = False) -> list[str]:
+    """The changes of ``path`` left for its next writer (whole files only, unless ``temps``: then
+    also the temps of those a crash left half made), oldest name first."""
+    folder, base = os.path.split(path)
+    prefix = base + PENDING
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names if n.startswith(prefix) and (temps or TEMP not in n))
+
+
+def unfinished(path: str) -> bool:
+    """Whether a write of ``path`` was left to its next writer: an intent a crash left, pending
+    changes, or the temp of one."""
+    return os.path.lexists(intent_path(path)) or bool(pending(path, temps=True))
 
 
 def write_intent(path: str, parts: list[bytes]) -> None:

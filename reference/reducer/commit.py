@@ -25,7 +25,8 @@ from __future__ import annotations
 import os
 
 from .. import upvoted, upvoted_file
-from ..storage import Busy, intent_path, lock_wait, locked
+from ..storage import Busy, lock_wait, locked
+from ..storage import unfinished as storage_unfinished
 from .credit import Decision, consumed_line
 
 TYPE_CHECKING = False
@@ -95,8 +96,9 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
 
 
 def unfinished(scope: Scope) -> bool:
-    """Whether a crashed reduce (or recall) left an intent for the next writer to finish."""
-    return os.path.lexists(intent_path(scope.ledger_path))
+    """Whether the votes ledger has a write to finish: an intent a crashed reduce left, or the
+    recalled counts a recall left pending."""
+    return storage_unfinished(scope.ledger_path)
 
 
 def _mark(scope: Scope, lines: list[dict[str, object]], wait: float, view: View | None) -> int:
