@@ -36,8 +36,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import jsontext
-from . import storage
+from . import jsontext, storage
 from .storage import locked, write_atomic
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import os
 
-from . import jsontext
-from . import storage
+from . import jsontext, storage
 from .storage import utf8, write_after, write_atomic
 from .upvoted import Counted, Credits, Entry, Sessions, expired
 
