@@ -271,7 +271,9 @@ def truncate(fd: int, size: int) -> None:
 
 def write_after(path: str, at: int, data: bytes, durable: bool = True) -> None:
     """Cut ``path`` at byte ``at`` and write ``data`` there (the caller holds the lock): an append
-    that first drops what a write cut short left past the last whole line."""
+    that first drops what a write cut short left past the last whole line (and the temps a
+    crashed whole write of the same file left)."""
+    sweep(path)
     fd = open_creating(path, os.O_WRONLY)
     try:
         _truncate(fd, at)
