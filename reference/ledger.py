@@ -796,13 +796,17 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
         files removed under the same intent, so each is made once (and the temps of those a
         crash left half made are removed)."""
         storage.sweep(self.path, os.path.basename(self.path) + storage.PENDING)
+        found: list[tuple[str, str, str, str]] = []
         for path in storage.pending(self.path):
             raises = _pending_raises(path)
             if raises is None:
                 self.warn(f"{path} is not a pending raise of the votes ledger; removed it")
             else:
-                self.raises.extend(raises)
+                found.extend(raises)
             self.together(("unlink", path, b""))
+        # in the order of their instants (the files' names are run ids, in no order), so each
+        # ``last_*_at`` ends as the latest, as it would had every recall written its own
+        self.raises.extend(sorted(found, key=lambda r: (_micros_or_none(r[3]) or 0, r[3])))
 
     def _read(self) -> None:
         storage.refuse_link(self.path)  # a link is neither read as the ledger nor set aside
@@ -889,6 +893,15 @@ def _apply(op: tuple[Any, ...]) -> None:
             pass  # made already, before a crash
     else:
         write_atomic(op[1], op[2])
+
+
+def _micros_or_none(text: str) -> int | None:
+    from .clock import ClockError, micros
+
+    try:
+        return micros(text)
+    except ClockError:
+        return None
 
 
 def defer(path: str, name: str, raises: list[tuple[str, str, str, str]]) -> None:
