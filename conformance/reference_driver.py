@@ -361,7 +361,7 @@ def _checkpoint(cfg: Any, now: str) -> None:
     st = os.stat(scope.log_path)
     lines = Lines(data)
     fields, body = keep.compact(lines, build(lines, only_pending=True), micros(now), None)
-    checkpoint.save(scope, checkpoint.View((st.st_dev, st.st_ino), len(data), data[-checkpoint.TAIL:]), fields, body)
+    checkpoint.save(scope, checkpoint.whole_view((st.st_dev, st.st_ino), data), fields, body)
 
 
 def _recall_command(message: Mapping[str, Any]) -> tuple[list[str], bytes]:

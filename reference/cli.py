@@ -361,7 +361,10 @@ def run(argv: Sequence[str], io: Io) -> int:
 
 def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
     from .config import home_dir
+    from .storage import Refused
 
+    if isinstance(exc, Refused):  # a link (or a second name) planted in the state folder
+        return f"{exc}; move it away and run the command again"
     where = exc.filename if isinstance(exc.filename, str) else ""
     text = f"{where}: {exc.strerror or exc}" if where else str(exc.strerror or exc)
     home = home_dir(env)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from . import ranking, tree
 from ._sqlite import sqlite3
 from .config import Scope
-from .storage import ensure_dir
+from .storage import Refused, ensure_dir, refuse_link
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -103,8 +103,10 @@ def _connect(path: str, busy_s: float, read_only: bool = False) -> sqlite3.Conne
         uri = "file:" + quote(path) + "?mode=ro&immutable=1"
         conn = sqlite3.connect(uri, uri=True, timeout=busy_ms / 1000, isolation_level=None)
     else:
-        if not os.path.exists(path):  # SQLite gives its -wal and -shm files the database's mode
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        for suffix in ("", "-wal", "-shm", "-journal"):  # SQLite would follow a link planted there
+            refuse_link(path + suffix)
+        if not os.path.lexists(path):  # SQLite gives its -wal and -shm files the database's mode
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
         conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout={busy_ms}")
     return conn
@@ -155,6 +157,8 @@ def open_index(scope: Scope, warn: Warn | None = None, busy_s: float = 5.0) -> s
     try:
         ensure_dir(scope.state_dir)
         conn = _connect(path, busy_s)
+    except Refused as exc:
+        raise IndexUnwritable(f"index {exc}") from exc
     except OSError as exc:
         raise IndexUnwritable(f"the state folder {scope.state_dir} cannot be written "
                               f"({exc.strerror or exc})") from exc
@@ -230,7 +234,7 @@ def open_readonly(scope: Scope) -> sqlite3.Connection | None:
     private copy (:func:`refresh` with ``dry``), and a read that fails falls back to a copy of
     the tree in memory."""
     path = scope.index_path
-    if not os.path.isfile(path):
+    if not os.path.isfile(path) or os.path.islink(path):  # a link may lead to anybody's database
         return None
     try:
         conn = _connect(path, 0, read_only=True)

@@ -73,6 +73,10 @@ def loads(data: bytes | str) -> Any:
         value, end = _scan(text, start)
     except StopIteration:
         return _refused(text)
+    except SystemError:
+        # The accelerator names some errors (a string cut off inside an array) by importing the
+        # package's error class; before the package is imported, it can return with no error set.
+        return _refused(text)
     if end != len(text) and text[end:].strip(_WHITESPACE):
         return _refused(text)
     return value

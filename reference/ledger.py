@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import jsontext
+from . import jsontext, storage
 from .storage import locked, write_atomic
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
@@ -345,7 +345,10 @@ def _common(line: str) -> tuple[int, str, Any] | None:
 
 
 def _plain(text: str) -> Any:
-    """A plain scalar, resolved by YAML 1.2's core schema; ``_NO`` for what might be more."""
+    """A plain scalar, resolved by YAML 1.2's core schema; ``_NO`` for what might be more (or for
+    nothing at all: an empty key, as in a line that is only ``:``, is left to PyYAML)."""
+    if not text:
+        return _NO
     first = text[0]
     if first in _INDICATORS and not (first in "-?:" and len(text) > 1 and text[1] not in " \t"):
         return _NO
@@ -626,15 +629,22 @@ def parse(text: str) -> Document:
     Raises :class:`CorruptLedger` for text that is not a ledger, :class:`YamlUnavailable` when only
     PyYAML could read it and it cannot be imported.
     """
+    text = _unmarked(text)
     data = _fast_parse(text)
     if data is None:
         data = _plain_data(_yaml_parse(text))
     return _shape(data)
 
 
+def _unmarked(text: str) -> str:
+    """The text without a leading byte order mark: YAML allows one at the start of a stream and
+    every YAML reader (teamai's too) drops it; it is no part of the first key."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def spelling(text: str) -> str:
     """``teamai`` when the text is in the block spelling read without YAML, else ``yaml``."""
-    return "teamai" if _fast_parse(text) is not None else "yaml"
+    return "teamai" if _fast_parse(_unmarked(text)) is not None else "yaml"
 
 
 def view(document: Document) -> Votes:
@@ -680,7 +690,7 @@ def _set_aside(path: str, stamp: str) -> str:
     while os.path.exists(aside):
         n += 1
         aside = f"{path}.corrupt-{stamp.replace(':', '')}-{n}"
-    os.replace(path, aside)
+    storage.rename(path, aside)
     return aside
 
 
@@ -721,7 +731,17 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
     when the file holds exactly the text this module wrote last (its digest is kept in the lock
     file, written under the lock), only the entries raised are read and rewritten, in place in
     that text. Any other file (teamai wrote it, a person edited it, the digest is missing) is read
-    and written whole. Both ways give the same bytes (``tests/test_ledger_raising.py``)."""
+    and written whole. Both ways give the same bytes (``tests/test_ledger_raising.py``).
+
+    Writes of other files that must land with the ledger's (the per-session ledger's, at a Stop)
+    are given to :meth:`together`. Then the whole change is first recorded in an intent
+    (``votes.yaml.intent``, ``storage.write_intent``: the ledger's digest before and after, the
+    raises, the other writes), made, and the intent removed. Whoever next takes the lock finishes
+    an intent it finds (a process that died part way): the other writes are made again (each
+    gives the same bytes however often it is made), and the ledger is written as recorded when it
+    still holds the text it held before; when something else wrote it since, the recorded raises
+    are made in what it holds now. So a crash at any point leaves both files as if the write had
+    happened whole, or not at all."""
 
     def __init__(self, path: str, lock_path: str, wait: float, stamp: str, warn: Callable[[str], None]) -> None:
         self.path, self.stamp, self.warn = path, stamp, warn
@@ -729,24 +749,72 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
         self.raises: list[tuple[str, str, str, str]] = []  # (key, count, instant field, instant)
         self.data: bytes | None = None  # the file's bytes, when they are this module's own text
         self.document: Document | None = None  # otherwise the document, read whole
+        self.companions: list[tuple[Any, ...]] = []  # ("at", path, offset, data) or ("whole", path, data)
+        self.before: str | None = None  # the digest of the file as read (None: no file)
+        self.recovered = False  # an intent's raises are among ours: it is removed once they are written
 
     def __enter__(self) -> raising:
         self.lock.__enter__()
         try:
+            self._recover()
+            self._collect()
             self._read()
         except BaseException:
             self.lock.__exit__()
             raise
         return self
 
+    def together(self, op: tuple[Any, ...]) -> None:
+        """Write ``op`` with the ledger, all or nothing: ``("at", path, offset, data)`` cuts the file
+        at ``offset`` and writes ``data`` there (``storage.write_after``), ``("whole", path, data)``
+        replaces it (``storage.write_atomic``)."""
+        self.companions.append(op)
+
+    def _recover(self) -> None:
+        intent = storage.intent_path(self.path)
+        parts = storage.read_intent(intent)
+        if parts is None:
+            if os.path.lexists(intent):  # not a whole intent: it was never acted on
+                storage.unlink(intent)
+            return
+        meta = jsontext.loads(parts[0])
+        for op, data in zip(meta["ops"], parts[2:], strict=True):
+            _apply((*op, data))
+        current = _read_bytes(self.path)
+        now = _digest(current) if current is not None else None
+        if now != meta["after"]:
+            if now == meta["before"]:
+                self._put(parts[1])
+            else:  # written by something else since: make the recorded raises in what it holds
+                self.raises.extend((str(a), str(b), str(c), str(d)) for a, b, c, d in meta["raises"])
+                self.recovered = True
+                return
+        storage.unlink(intent)
+
+    def _collect(self) -> None:
+        """Take the raises recalls left pending (:func:`defer`): made with this write, and their
+        files removed under the same intent, so each is made once (and the temps of those a
+        crash left half made are removed)."""
+        storage.sweep(self.path, os.path.basename(self.path) + storage.PENDING)
+        found: list[tuple[str, str, str, str]] = []
+        for path in storage.pending(self.path):
+            raises = _pending_raises(path)
+            if raises is None:
+                self.warn(f"{path} is not a pending raise of the votes ledger; removed it")
+            else:
+                found.extend(raises)
+            self.together(("unlink", path, b""))
+        # in the order of their instants (the files' names are run ids, in no order), so each
+        # ``last_*_at`` ends as the latest, as it would had every recall written its own
+        self.raises.extend(sorted(found, key=lambda r: (_micros_or_none(r[3]) or 0, r[3])))
+
     def _read(self) -> None:
-        try:
-            with open(self.path, "rb") as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            data = None
+        storage.refuse_link(self.path)  # a link is neither read as the ledger nor set aside
+        data = _read_bytes(self.path)
         self.existed = data is not None
-        if data is not None and os.pread(self.lock.fd, 100, 0) == _SEAL + _digest(data).encode() + b"\n":
+        digest = _digest(data) if data is not None else None
+        self.before = digest
+        if data is not None and os.pread(self.lock.fd, 100, 0) == _SEAL + str(digest).encode() + b"\n":
             self.data = data
             return
         try:
@@ -763,6 +831,7 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
             self.warn(f"votes ledger {self.path} is corrupt ({exc}); moved it to {aside} and started a new one")
             self.document = new_document()
             self.existed = False
+            self.before = None
 
     def add(self, key: str, count: str, field: str, instant: str) -> None:
         """Raise ``count`` (``recalled_count`` or ``upvoted_count``) of ``key`` by one, and set its
@@ -777,24 +846,112 @@ class raising:  # noqa: N801 - used as a function: ``with raising(...) as tally:
             self.lock.__exit__()
 
     def _write(self) -> None:
-        if not self.raises and self.existed:
+        companions = self.companions
+        if not self.raises and self.existed and not companions:
             return
         data = None
-        if self.data is not None:
-            try:
-                data = _splice(self.data, self.raises)
-            except ValueError:  # a shape the entry reader leaves to the whole read (lists, flow style)
-                self.document = parse(self.data.decode("utf-8"))
-        if data is None:
-            assert self.document is not None
-            data = dump(_raised(self.document, self.raises)).encode("utf-8")
+        if self.raises or not self.existed:
+            if self.data is not None:
+                try:
+                    data = _splice(self.data, self.raises)
+                except ValueError:  # a shape the entry reader leaves to the whole read (lists, flow style)
+                    self.document = parse(self.data.decode("utf-8"))
+            if data is None:
+                assert self.document is not None
+                data = dump(_raised(self.document, self.raises)).encode("utf-8")
+        intent = storage.intent_path(self.path)
+        if companions:
+            meta = {"before": self.before, "after": _digest(data) if data is not None else self.before,
+                    "raises": self.raises, "ops": [list(op[:-1]) for op in companions]}
+            storage.write_intent(intent, [storage.utf8(jsontext.dumps(meta)), data or b"",
+                                          *(op[-1] for op in companions)])
+            for op in companions:
+                _apply(op)
+        if data is not None:
+            self._put(data)
+        if companions or self.recovered:
+            storage.unlink(intent)
+
+    def _put(self, data: bytes) -> None:
+        """Replace the file with ``data`` and keep its digest in the lock file."""
         write_atomic(self.path, data)
         try:
             seal = _SEAL + _digest(data).encode() + b"\n"
-            os.pwrite(self.lock.fd, seal, 0)
-            os.ftruncate(self.lock.fd, len(seal))
+            storage.write_at(self.lock.fd, seal, 0)
+            storage.truncate(self.lock.fd, len(seal))
         except OSError:
             pass  # the next edit reads the file whole
+
+
+def _apply(op: tuple[Any, ...]) -> None:
+    if op[0] == "at":
+        storage.write_after(op[1], op[2], op[3])
+    elif op[0] == "unlink":
+        try:
+            storage.unlink(op[1])
+        except FileNotFoundError:
+            pass  # made already, before a crash
+    else:
+        write_atomic(op[1], op[2])
+
+
+def _micros_or_none(text: str) -> int | None:
+    from .clock import ClockError, micros
+
+    try:
+        return micros(text)
+    except ClockError:
+        return None
+
+
+def defer(path: str, name: str, raises: list[tuple[str, str, str, str]]) -> None:
+    """Leave ``raises`` for whoever next writes the ledger at ``path`` (a file of their own, made
+    whole by a rename, so a writer never sees half of it): a recall leaves its recalled counts
+    this way before it writes its run line, then writes the ledger itself, which makes them
+    unless another writer made them first. A recall that stops (a crash, a busy or full disk)
+    between its run line and the ledger leaves them for the next recall, Stop or pull."""
+    data = storage.utf8(jsontext.dumps([list(r) for r in raises]))
+    pending = f"{path}{storage.PENDING}{name}"
+    try:
+        write_atomic(pending, data, durable=False)
+    except OSError:
+        if not os.path.lexists(pending):  # a failure after the rename (only an injected one) left it made
+            raise
+
+
+def _pending_raises(path: str) -> list[tuple[str, str, str, str]] | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 1 << 20)
+    finally:
+        os.close(fd)
+    try:
+        found = jsontext.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(found, list):
+        return None
+    out = []
+    for item in found:
+        if (not isinstance(item, list) or len(item) != 4 or not all(isinstance(v, str) for v in item)
+                or item[1] not in ("recalled_count", "upvoted_count")
+                or item[2] not in ("last_recalled_at", "last_upvoted_at")):
+            return None
+        out.append((item[0], item[1], item[2], item[3]))
+    return out
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
 
 
 def _raised(document: Document, raises: list[tuple[str, str, str, str]]) -> Document:

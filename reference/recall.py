@@ -171,6 +171,15 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
     run_id: str | None = new_id
     scope = cfg.active
     wait = lock_wait(env)
+    eligible = [h for h in hits if h.eligible]
+    raises = [(h.entry.key, "recalled_count", "last_recalled_at", ts) for h in eligible]
+    deferred = False
+    if raises:  # left pending first: a recall that stops after its run line still counts (ledger.defer)
+        try:
+            ledger.defer(scope.ledger_path, new_id, raises)
+            deferred = True
+        except OSError:
+            pass  # counted directly below, when the ledger can be written
     try:
         runlog.append(scope.log_path, scope.log_lock, [run_record(new_id, ts, env, caller, hits)], wait)
     except Busy as exc:
@@ -181,16 +190,17 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
         warn(f"the recall log cannot be written ({exc.strerror or exc}: {exc.filename or scope.log_path}); "
              "this run was not recorded; set TEAMAI_HOME to a writable folder")
         return None
-    eligible = [h for h in hits if h.eligible]
-    if eligible:  # the hits were shown, so they count as recalled even when the run line is missing
+    if raises:  # the hits were shown, so they count as recalled even when the run line is missing
+        later = "; the next recall, Stop or pull counts it" if deferred else ""
         try:
             with ledger.raising(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as tally:
-                for hit in eligible:
-                    tally.add(hit.entry.key, "recalled_count", "last_recalled_at", ts)
+                if not deferred:
+                    for raise_ in raises:
+                        tally.add(*raise_)
         except (Busy, ledger.YamlUnavailable) as exc:
-            warn(f"{exc}; recalled_count was not updated for this run")
+            warn(f"{exc}; recalled_count was not updated for this run{later}")
         except OSError as exc:
-            warn(f"the votes ledger cannot be written ({exc.strerror or exc}); recalled_count was not updated")
+            warn(f"the votes ledger cannot be written ({exc.strerror or exc}); recalled_count was not updated{later}")
     return run_id
 
 

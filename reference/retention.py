@@ -327,7 +327,7 @@ def _checkpoint(cfg: Config, warn: Callable[[str], None], data: bytes, now: int)
         st = os.stat(scope.log_path)
         lines = Lines(data)
         fields, body = keep.compact(lines, build(lines, only_pending=True), now, None)
-        view = checkpoint.View((st.st_dev, st.st_ino), len(data), data[-checkpoint.TAIL:])
+        view = checkpoint.whole_view((st.st_dev, st.st_ino), data)
         checkpoint.save(scope, view, fields, body)
     except OSError as exc:
         warn(f"could not write the reducer's checkpoint ({exc}); the next Stop reads the whole log")

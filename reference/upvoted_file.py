@@ -15,8 +15,9 @@ only when the file has doubled since it was last written whole (``compacted``), 
 expired and replaced lines. Versions 1 to 3 (one JSON document; version 1 with one instant per
 guard, read as both; versions 1 and 2 naming no reads) are read whole and written again as 4.
 
-It shares the votes ledger's lock (the reducer edits both in one critical section). A whole
-write goes through ``storage.write_atomic``; an append is fsynced. An append cut short leaves a
+It shares the votes ledger's lock (the reducer edits both in one critical section), and its write
+is made with the votes ledger's, all or nothing (``ledger.raising.together``, under an intent). A
+whole write goes through ``storage.write_atomic``; an append is fsynced. An append cut short leaves a
 last line without its newline: it is ignored (the reduce that wrote it stopped before anything
 else), and cut off before the next append. A file that does not parse is moved aside, never
 overwritten, and the move is named in a warning.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-from . import jsontext
+from . import jsontext, storage
 from .storage import utf8, write_after, write_atomic
 from .upvoted import Counted, Credits, Entry, Sessions, expired
 
@@ -155,7 +156,7 @@ def _set_aside(path: str, stamp: str) -> str:
     while os.path.exists(aside):
         n += 1
         aside = f"{base}-{n}"
-    os.replace(path, aside)
+    storage.rename(path, aside)
     return aside
 
 
@@ -172,6 +173,7 @@ def load(path: str, stamp: str, warn: Callable[[str], None], about: set[str] | N
     """The entries on disk of the sessions in ``about`` (None: all); the caller holds the votes
     ledger's lock. Entries expired at ``now`` are ignored. A file due to be written whole is read
     whole."""
+    storage.refuse_link(path)  # a link is neither read as the ledger nor set aside
     data = _read(path)
     if data is None:
         credits = Credits()
@@ -219,26 +221,36 @@ def _read_line(read: Counted, entry: Entry) -> bytes:
                                 "key": key, "credited": entry["credited"]}))
 
 
-def save(path: str, credits: Credits, now: int) -> None:
-    """Write what ``remember`` added: appended, or the whole file without the entries that have
-    expired when it was read whole and is due (an older version, or doubled since last written
-    whole)."""
+def planned(path: str, credits: Credits, now: int) -> tuple[object, ...] | None:
+    """The write that keeps what ``remember`` added, as an operation for ``ledger.raising.together``
+    (None: nothing to write): an append (the file cut at its last whole line, then the new lines),
+    or the whole file without the entries that have expired, when it was read whole and is due (an
+    older version, or doubled since last written whole)."""
     if credits.rewrite and credits.whole:
         lines = [_guard_line(session, key, e) for session in sorted(credits.sessions)
                  for key, e in sorted(credits.sessions[session].items()) if not expired(e, now)]
         lines += [_read_line(read, e) for read, e in sorted(credits.reads.items()) if not expired(e, now)]
         body = b"".join(line + b"\n" for line in lines)
-        write_atomic(path, _header(len(body)) + body)
-        return
+        return ("whole", path, _header(len(body)) + body)
     if not credits.added:
-        return
+        return None
     added = b"".join(_guard_line(session, key, guard) + b"\n" + _read_line(read, entry) + b"\n"
                      for session, key, guard, read, entry in credits.added)
-    if credits.end == 0:  # no file, an empty one, or one set aside as corrupt
-        write_after(path, 0, _header(0) + added)
-    else:
-        write_after(path, credits.end, added)  # a last line cut short is dropped first
     credits.added = []
+    if credits.end == 0:  # no file, an empty one, or one set aside as corrupt
+        return ("at", path, 0, _header(0) + added)
+    return ("at", path, credits.end, added)  # a last line cut short is dropped first
+
+
+def save(path: str, credits: Credits, now: int) -> None:
+    """Make the :func:`planned` write on its own (the reducer makes it with the votes ledger's)."""
+    op = planned(path, credits, now)
+    if op is None:
+        return
+    if op[0] == "whole":
+        write_atomic(path, op[2])  # type: ignore[arg-type]
+    else:
+        write_after(path, op[2], op[3])  # type: ignore[arg-type]
 
 
 def _header(compacted: int) -> bytes:

@@ -213,6 +213,8 @@ def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | Non
         if isinstance(exc, YamlUnavailable):
             debug(f"{exc}: nothing was credited, the reads stay pending (install PyYAML there, or run "
                   "teamai-ref pull)")
+        elif isinstance(exc, OSError):
+            debug(f"reducer failed: {exc}; the reads stay pending")
         else:
             debug(f"reducer failed: {type(exc).__name__}")
 
@@ -345,4 +347,6 @@ def _reason(exc: Exception) -> str:
         return "the recall log stayed locked: the call was not recorded"
     if isinstance(exc, clock.ClockError):
         return "TEAMAI_NOW is not an ISO 8601 instant"
+    if isinstance(exc, OSError):
+        return f"the recall log cannot be written ({exc}): the call was not recorded"
     return f"unexpected {type(exc).__name__}: the call was not recorded"

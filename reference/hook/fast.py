@@ -29,7 +29,8 @@ def _note_broken(exc: BaseException) -> None:
         line = (f"{time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime())} agent={agent[:64] or '-'} "
                 f"event={(words[0] if words else '-')[:64]} the hook cannot import the reference "
                 f"({type(exc).__name__}): reinstall teamai-ref, then run teamai-ref doctor\n")
-        fd = os.open(os.path.join(home, "hook-debug.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(os.path.join(home, "hook-debug.log"),
+                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             os.write(fd, " ".join(line.split()).encode("utf-8", "replace") + b"\n")
         finally:

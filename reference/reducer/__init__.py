@@ -81,10 +81,13 @@ def reduce(cfg: Config, warn: Callable[[str], None], session: str | None = None)
     Stop names its session); safe to run any number of times."""
     now = now_micros(cfg.env)
     made = plan(cfg, session, now)
+    if made.view.rejected is not None:
+        warn(f"the reducer's checkpoint does not describe the recall log ({made.view.rejected}); "
+             "read the whole log instead")
     base = made.view if made.used else None
     result = ReduceResult(made.pending, "" if session is None else "used" if made.used else "full")
-    if made.decisions:
-        commit.write(cfg, warn, made.decisions, stamp_micros(now), now, result)
+    if made.decisions or commit.unfinished(cfg.active):
+        commit.write(cfg, warn, made.decisions, stamp_micros(now), now, result, made.view)
     if session is not None:
         _keep_checkpoint(cfg, warn, made, now, base)
     return result

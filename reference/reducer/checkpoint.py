@@ -10,12 +10,18 @@ reads the file, reads the log's bytes past ``offset``, and builds its model from
 exactly what a reduce of the whole log would decide for the same sessions (a property test
 compares them).
 
-The header names the log it describes, so a pruned, replaced or truncated log is noticed: the
-device and inode of the file that was read, the offset (always at a line's end) and the bytes
-just before it. It carries a check of its own bytes, so a header read while it was being
-rewritten is noticed too. A checkpoint that does not match, cannot be read or is missing means a
-full read, which writes a fresh one. It is derived data, written without an fsync, last in a
-reduce (``commit.py``); a stale one is only slower.
+The header names the log it describes, so a pruned, replaced, truncated or edited log is
+noticed: the device and inode of the file that was read, the offset (always at a line's end),
+the bytes just before it, and the SHA-256 of every byte before it (``prefix``). It carries a check
+of its own bytes, so a header read while it was being rewritten is noticed too, and the SHA-256
+of the parts after it (``body``), so a checkpoint whose digest, makers or kept lines changed is
+noticed. The prefix is checked by reading the log up to the offset; the same hash then takes in
+the lines appended since, which gives the next checkpoint's prefix without a second pass, so the
+check costs one hash of the log and no decoding. A checkpoint that does not match, cannot be read
+or is missing means a full read, which writes a fresh one; one that is there but does not
+describe the log is also said once (``View.rejected``, a warning of the reduce, which a Stop
+writes to ``hook-debug.log``). It is derived data, written without an fsync, last in a reduce
+(``commit.py``); a stale one is only slower.
 
 Two ways to write it. Worked out again (``keep.compact``), it is written whole with
 ``storage.write_atomic``. Grown by the lines a Stop read (``keep.grown``), only those lines are
@@ -49,7 +55,7 @@ import fcntl
 import os
 
 from .. import jsontext
-from ..storage import utf8, write_at, write_atomic
+from ..storage import truncate, utf8, write_at, write_atomic
 from .logread import (
     KINDS,
     Lines,
@@ -70,7 +76,7 @@ if TYPE_CHECKING:
     from .logread import Record
     from .settle import Maker
 
-VERSION = 3  # 3: a recall subagent run nobody claimed names no maker in a root session
+VERSION = 3  # 3: digests of the covered log and of its own parts; an unclaimed recall subagent run names no maker in a root session
 HEAD = 1024  # bytes of the header line, padding and newline included
 SLACK = 3600 * 1_000_000  # microseconds a line may be older than the newest one without a full read
 COMPACT_AFTER = 3600 * 1_000_000  # kept lines are worked out again when the horizon would move on this much
@@ -81,11 +87,13 @@ PREFIX = 8  # characters of a dropped run id that the digest keeps
 class View:
     """What a reduce read: the checkpoint and the lines since (``header`` set), or the whole log."""
 
-    __slots__ = ("identity", "offset", "tail", "data", "header", "kept", "delta", "makers", "digest", "file")
+    __slots__ = ("identity", "offset", "tail", "data", "header", "kept", "delta", "makers", "digest", "file",
+                 "prefix", "rejected")
 
     def __init__(self, identity: tuple[int, int] | None, offset: int, tail: bytes, data: bytes = b"",
                  header: dict[str, Any] | None = None, kept: bytes = b"", delta: bytes = b"",
-                 makers: Makers | None = None, digest: bytes = b'""', file: Stored | None = None) -> None:
+                 makers: Makers | None = None, digest: bytes = b'""', file: Stored | None = None,
+                 prefix: str = "") -> None:
         self.identity = identity  # (device, inode) of the log that was read; None: there is no log
         self.offset = offset  # bytes of the log read, whole lines only
         self.tail = tail  # the last bytes before offset
@@ -96,16 +104,33 @@ class View:
         self.makers = makers or Makers(b"")  # the recall subagent actors of the runs it dropped
         self.digest = digest  # the dropped run ids' prefixes: a JSON string, as the file holds it
         self.file = file  # the checkpoint file as it was read, for writing it in place
+        self.prefix = prefix  # SHA-256 (hex) of the log's first ``offset`` bytes
+        self.rejected: str | None = None  # why a checkpoint that was there was not used
+
+
+def whole_view(identity: tuple[int, int], data: bytes) -> View:
+    """The view of a log read whole (``data``: its whole lines), as retention and the conformance
+    driver write a checkpoint for it."""
+    return View(identity, len(data), data[-TAIL:], data=data, prefix=_sha256(data).hexdigest())
+
+
+def _sha256(data: bytes = b"") -> Any:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - CPython builds _sha256
+        from hashlib import sha256
+    return sha256(data)
 
 
 class Stored:
     """The checkpoint file a reduce read: its inode and header bytes, which must still be there for
     the lines it read to be added in place, and where its kept lines end."""
 
-    __slots__ = ("identity", "head", "end")
+    __slots__ = ("identity", "head", "end", "body")
 
-    def __init__(self, identity: tuple[int, int], head: bytes, end: int) -> None:
+    def __init__(self, identity: tuple[int, int], head: bytes, end: int, body: Any) -> None:
         self.identity, self.head, self.end = identity, head, end
+        self.body = body  # the SHA-256 of the parts after the header, as a hash object to carry on
 
 
 def dropped_ids(digest: bytes) -> list[str]:
@@ -162,17 +187,14 @@ def _pread(fd: int, start: int, size: int) -> bytes:
 
 
 _CHECK = b', "check": "'
-_FIELDS = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "horizon": int, "newest": int,
-           "bad": int, "idle": int, "size": int, "digest": int, "makers": int, "kept": int}
+_FIELDS = {"v": int, "dev": int, "ino": int, "offset": int, "tail": str, "prefix": str, "horizon": int,
+           "newest": int, "bad": int, "idle": int, "size": int, "digest": int, "makers": int, "kept": int,
+           "body": str}
 
 
 def _check(body: bytes) -> bytes:
     """The check of a header's fields (the JSON object without its check)."""
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - CPython builds _sha256
-        from hashlib import sha256
-    return sha256(body).hexdigest()[:16].encode()
+    return _sha256(body).hexdigest()[:16].encode()
 
 
 def header_line(head: dict[str, Any]) -> bytes | None:
@@ -210,52 +232,71 @@ def open_view(scope: Scope, whole: bool = False) -> View:
         fd = os.open(scope.log_path, os.O_RDONLY)
     except FileNotFoundError:
         return View(None, 0, b"")
+    rejected = None
     try:
         st = os.fstat(fd)
         ident = (st.st_dev, st.st_ino)
         if not whole:
             found = _load(scope.checkpoint_path)
-            if found is not None:
+            if isinstance(found, str):
+                rejected = found
+            elif found is not None:
                 head, digest, makers, kept, stored = found
-                if ((head["dev"], head["ino"]) == ident and head["offset"] <= st.st_size
-                        and _pread(fd, head["offset"] - len(head["tail"]), len(head["tail"])) == head["tail"]):
-                    delta = complete(_pread(fd, head["offset"], st.st_size - head["offset"]))
-                    offset = head["offset"] + len(delta)
-                    return View(ident, offset, (head["tail"] + delta)[-TAIL:], header=head, kept=kept, delta=delta,
-                                makers=makers, digest=digest, file=stored)
+                if (head["dev"], head["ino"]) != ident:
+                    rejected = "it describes another file than the log"
+                elif head["offset"] > st.st_size:
+                    rejected = "the log is shorter than the part it covers"
+                else:
+                    hashed = _sha256(_pread(fd, 0, head["offset"]))
+                    if hashed.hexdigest() != head["prefix"]:
+                        rejected = "the log's bytes before its offset changed"
+                    else:
+                        delta = complete(_pread(fd, head["offset"], st.st_size - head["offset"]))
+                        hashed.update(delta)
+                        offset = head["offset"] + len(delta)
+                        return View(ident, offset, (head["tail"] + delta)[-TAIL:], header=head, kept=kept,
+                                    delta=delta, makers=makers, digest=digest, file=stored, prefix=hashed.hexdigest())
         data = complete(_pread(fd, 0, st.st_size))
-        return View(ident, len(data), data[-TAIL:], data=data)
+        view = whole_view(ident, data)
+        view.rejected = rejected
+        return view
     finally:
         os.close(fd)
 
 
-def _load(path: str) -> tuple[dict[str, Any], bytes, Makers, bytes, Stored] | None:
-    """The header, digest, makers and kept lines of a checkpoint file, or None when it cannot be
-    read. Each part is read where the header says it lies, from one open file."""
+def _load(path: str) -> tuple[dict[str, Any], bytes, Makers, bytes, Stored] | str | None:
+    """The header, digest, makers and kept lines of a checkpoint file; None when there is none,
+    or why it cannot be used. Each part is read where the header says it lies, from one open
+    file, and checked against the header's digest of them."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
         return None
+    except OSError:
+        return "it cannot be read"
     try:
         st = os.fstat(fd)
         raw = _pread(fd, 0, HEAD)
         head = _header(raw)
         if head is None:
-            return None
+            return "its header is not this version's or does not check"
         sizes = (head["digest"], head["makers"], head["kept"])
         end = HEAD + sum(sizes)
         if min(sizes) < 0 or end > st.st_size:
-            return None
+            return "it is shorter than its header says"
         data = _pread(fd, HEAD, sum(sizes))
     except OSError:
-        return None
+        return "it cannot be read"
     finally:
         os.close(fd)
+    body = _sha256(data)
+    if body.hexdigest() != head["body"]:
+        return "its lines do not match its header's digest of them"
     digest, makers, kept = data[:sizes[0]], data[sizes[0]:sizes[0] + sizes[1]], data[sizes[0] + sizes[1]:]
     if (digest[:1] != b'"' or digest[-2:] != b'"\n' or (makers and makers[-1:] != b"\n")
             or (kept and kept[-1:] != b"\n") or len(data) != end - HEAD):
-        return None
-    return head, digest[:-1], Makers(makers), kept, Stored((st.st_dev, st.st_ino), raw, end)
+        return "its parts are not whole"
+    return head, digest[:-1], Makers(makers), kept, Stored((st.st_dev, st.st_ino), raw, end, body)
 
 
 def follow(view: View) -> Lines | None:
@@ -376,18 +417,19 @@ def save(scope: Scope, view: View, fields: dict[str, Any], body: bytes) -> None:
         return
     digest = utf8(jsontext.dumps(fields["digest"], spaced=True)) + b"\n"
     makers = b"".join(line + b"\n" for line in fields["makers"])
-    head = _fields(view, fields, len(digest), len(makers), len(body))
+    parts = b"".join([digest, makers, body])
+    head = _fields(view, fields, len(digest), len(makers), len(body), _sha256(parts).hexdigest())
     line = header_line(head)
     if line is None:
         return  # counts too large to spell in the header: the next Stop reads the whole log
-    write_atomic(scope.checkpoint_path, b"".join([line, digest, makers, body]), durable=False)
+    write_atomic(scope.checkpoint_path, line + parts, durable=False)
 
 
-def _fields(view: View, fields: dict[str, Any], digest: int, makers: int, kept: int) -> dict[str, Any]:
-    assert view.identity is not None
+def _fields(view: View, fields: dict[str, Any], digest: int, makers: int, kept: int, body: str) -> dict[str, Any]:
+    assert view.identity is not None and view.prefix
     head = {k: fields[k] for k in ("horizon", "newest", "bad", "idle", "size")}
     head.update(v=VERSION, dev=view.identity[0], ino=view.identity[1], offset=view.offset, tail=view.tail.hex(),
-                digest=digest, makers=makers, kept=kept)
+                prefix=view.prefix, digest=digest, makers=makers, kept=kept, body=body)
     return head
 
 
@@ -400,21 +442,23 @@ def add(scope: Scope, view: View, fields: dict[str, Any], added: bytes) -> None:
     stored, header = view.file, view.header
     if stored is None or view.identity is None or header is None:
         return
-    head = _fields(view, fields, header["digest"], header["makers"], header["kept"] + len(added))
+    grown = stored.body.copy()
+    grown.update(added)
+    head = _fields(view, fields, header["digest"], header["makers"], header["kept"] + len(added), grown.hexdigest())
     line = header_line(head)
     if line is None:
         return
     try:
-        fd = os.open(scope.checkpoint_path, os.O_RDWR)
+        fd = os.open(scope.checkpoint_path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
-        return
+        return  # gone, or a link: never written through
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != stored.identity or _pread(fd, 0, HEAD) != stored.head:
             return  # another reduce wrote it first: its checkpoint stands
         write_at(fd, added, stored.end)
-        os.ftruncate(fd, stored.end + len(added))
+        truncate(fd, stored.end + len(added))
         write_at(fd, line, 0)
     except OSError:
         return  # busy or failing: the checkpoint as it was still describes the log it names

@@ -98,7 +98,7 @@ def test_two_jobs_give_the_same_outcomes_as_one():
 
 
 HOLD = """id: fx-hold
-title: A held ledger leaves recalled_count alone and the run is still recorded
+title: A held ledger leaves the recall's count to the next writer and the run is still recorded
 clauses: [FX-RUN-RECORD]
 provenance: derived
 agents: []
@@ -113,7 +113,7 @@ steps:
     as: r2
 expect:
   votes:
-    redis-timeout: {recalled_count: 1, last_recalled_at: "2026-11-30T10:00:03.000Z"}
+    redis-timeout: {recalled_count: 2, last_recalled_at: "2026-11-30T10:00:03.000Z"}
   log_contains:
     - {kind: run, run: "${r1.run}"}
   steps:

@@ -9,7 +9,7 @@ from unittest import mock
 
 import pytest
 
-from reference import clock, ledger, upvoted, upvoted_file
+from reference import clock, ledger, storage, upvoted, upvoted_file
 
 from .logs import evidence, link, run, ts
 
@@ -105,15 +105,21 @@ def test_entries_expire_a_day_after_they_were_written(lab):
     assert _sessions(lab) == {"ses-b": {"d3": {"read": ts(2 * DAY + 5), "credited": ts(2 * DAY + 10)}}}
 
 
-def test_a_failure_between_the_two_ledgers_loses_the_vote_rather_than_doubling_it(lab):
+def test_a_failure_between_the_two_ledgers_is_finished_by_the_next_reduce(lab):
+    """The per-session ledger lands, the votes ledger's write fails: the intent left behind makes
+    the next reduce write the vote, once (it used to be lost for good)."""
     lab.write([run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))])
     with mock.patch.object(ledger, "write_atomic", side_effect=OSError("disk full")), pytest.raises(OSError):
         lab.reduce(at=100)
     assert lab.consumed() == [] and lab.votes() == {}
     assert "d1" in _sessions(lab)["ses-a"]  # written first
+    assert os.path.exists(storage.intent_path(lab.cfg().active.ledger_path))
     again = lab.reduce(at=200)
     assert again.credited == [] and [c["credited"] for c in lab.consumed()] == [True]
-    assert lab.votes() == {}
+    assert lab.votes() == {"d1": 1}
+    assert not os.path.exists(storage.intent_path(lab.cfg().active.ledger_path))
+    lab.reduce(at=300)
+    assert lab.votes() == {"d1": 1} and len(lab.consumed()) == 1
 
 
 @pytest.mark.parametrize("again_at", [200, 30 * HOUR], ids=["covered-under-the-new-root", "credit-under-the-new-root"])
