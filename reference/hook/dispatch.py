@@ -320,7 +320,8 @@ def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], st
         debug = _Debug(env, args.agent, args.event)
         if args.payload_file is not None:
             debug.echo = stderr  # a person is running it: say problems there too
-    except Exception:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
+        _Debug(env, "", "")(_reason(exc))
         return 0
     try:
         _dispatch(args, env, stdin, debug)
