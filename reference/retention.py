@@ -49,6 +49,7 @@ from .reducer.logread import (
 )
 from .reducer.model import claims_for
 from .reducer.settle import settled_by
+from .logspool import fold
 from .storage import lock_wait, locked, write_atomic
 
 MAX_AGE_DAYS = 30
@@ -259,6 +260,7 @@ def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
     now = now_micros(cfg.env)
     result = PruneResult()
     with locked(scope.log_lock, "the recall log", lock_wait(cfg.env)):
+        fold(scope.log_path)  # a hook's spooled lines are part of the log it prunes
         try:
             with open(scope.log_path, "rb") as fh:
                 data = fh.read()

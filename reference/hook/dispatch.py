@@ -290,7 +290,8 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
             debug("the payload is in the corpus form ({provenance, agent, event, payload}): "
                   "pass such a file with --payload-file")
             return
-    from ..runlog import append
+    from ..logspool import HOOK_WAIT, append_or_spool
+    from ..runlog import encode
     from . import classify
 
     call = to_toolcall(agent, payload, event)
@@ -303,9 +304,14 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
         return
     scope = cfg.active
     try:  # every line is encoded before the lock is taken, so a bad one writes nothing
-        append(scope.log_path, scope.log_lock, outcome.records, lock_wait(env), strict=True)
+        data = b"".join(encode(r, strict=True) for r in outcome.records)
     except UnicodeError:
         debug("the payload holds text that is not valid Unicode: ignored")
+        return
+    # A short wait, then the spool: a stuck holder of the log's lock neither holds up the agent
+    # nor loses the call (logspool.py).
+    if not append_or_spool(scope.log_path, scope.log_lock, data, min(lock_wait(env), HOOK_WAIT)):
+        debug("the recall log stayed locked: the call's lines wait in its spool for the next writer")
 
 
 def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], stderr: IO[str],
