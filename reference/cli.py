@@ -47,6 +47,25 @@ class Io:
         self.stderr.write(f"teamai-ref: error: {one_line(message)}\n")
 
 
+class OneWarningPerCause:
+    """Recall's warnings, with a state folder that cannot be written said once: the index, the run
+    line and the ledger all live in it, and when the first of them cannot be written the others
+    cannot either (the start line's missing run id shows the run was not recorded)."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self.warn = warn
+        self.unwritable = False
+
+    def __call__(self, message: str) -> None:
+        from .config import WRITABLE_HINT
+
+        if message.endswith(WRITABLE_HINT):
+            if self.unwritable:
+                return
+            self.unwritable = True
+        self.warn(message)
+
+
 def one_line(message: str) -> str:
     """A message as one line: a tool that wraps another's error text must not spill lines."""
     return " ".join(part.strip() for part in message.splitlines() if part.strip())
@@ -203,8 +222,9 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         io.error("the query is empty; say what to look for, e.g. teamai-ref recall \"redis timeout\"")
         return EXIT_USAGE
     cfg = _load_config(args, io)
+    warn = OneWarningPerCause(io.warn)
     try:
-        searched = recall.search(cfg, query, io.warn, max(1, args.limit), write=not args.check)
+        searched = recall.search(cfg, query, warn, max(1, args.limit), write=not args.check)
     except recall.EmptyQuery:
         io.error("the query has no words to search for; say what to look for")
         return EXIT_USAGE
@@ -217,7 +237,7 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         searched.close()
     run_id = None
     if not config.recording_disabled(io.env):
-        run_id = recall.record(cfg, hits, args.caller, io.warn)
+        run_id = recall.record(cfg, hits, args.caller, warn)
     io.stdout.write(render.render(query, hits, run_id))
     return EXIT_OK
 
