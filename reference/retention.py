@@ -35,6 +35,7 @@ from typing import Any
 
 from .clock import now_micros, stamp_micros
 from .config import Config
+from .logspool import fold
 from .reducer import DAY, Lines, build, checkpoint, keep
 from .reducer.logread import (
     EVIDENCE_TAIL,
@@ -49,7 +50,6 @@ from .reducer.logread import (
 )
 from .reducer.model import claims_for
 from .reducer.settle import settled_by
-from .logspool import fold
 from .storage import lock_wait, locked, write_atomic
 
 MAX_AGE_DAYS = 30

@@ -10,8 +10,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from reference import realpath as realpath_module
-from tests.conftest import skip_unless_in_ci
 from reference.realpath import realpath
+from tests.conftest import skip_unless_in_ci
 
 NAMES = ("a", "b", "f", "l1", "l2", ".", "..", "")
 # What the folder holds: folders a/ and a/b/, a file f and a/f, and links of every kind that bends

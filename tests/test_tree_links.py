@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from reference import tree
 from reference.realpath import realpath
-
 from tests.conftest import EXAMPLE_TEAM, Cli
 
 

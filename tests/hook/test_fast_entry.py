@@ -49,7 +49,6 @@ def test_a_fast_line_is_measured_when_a_test_run_measures_coverage(cli: Cli, tea
     """``-I -S`` skips the site set-up that starts coverage in a child process, so the hook as
     agents run it was never measured; a run that measures coverage (``COVERAGE_PROCESS_START``)
     now measures it too."""
-    import sys
 
     try:
         import coverage
