@@ -206,6 +206,10 @@ def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | Non
         debug("the reducer is not available")
         return
     try:
+        from ..logspool import HOOK_WAIT, fold_waiting
+
+        scope = cfg.active  # lines a hook spooled belong to what this Stop reduces
+        fold_waiting(scope.log_path, scope.log_lock, min(lock_wait(cfg.env), HOOK_WAIT))
         reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"), session)
     except Exception as exc:  # noqa: BLE001 - a Stop hook must not fail the agent
         from ..ledger import YamlUnavailable
@@ -310,8 +314,7 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
         return
     # A short wait, then the spool: a stuck holder of the log's lock neither holds up the agent
     # nor loses the call (logspool.py).
-    if not append_or_spool(scope.log_path, scope.log_lock, data, min(lock_wait(env), HOOK_WAIT)):
-        debug("the recall log stayed locked: the call's lines wait in its spool for the next writer")
+    append_or_spool(scope.log_path, scope.log_lock, data, min(lock_wait(env), HOOK_WAIT))
 
 
 def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], stderr: IO[str],

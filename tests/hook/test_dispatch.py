@@ -138,13 +138,15 @@ def test_a_bad_clock_is_noted(cli: Cli) -> None:
     assert "TEAMAI_NOW" in debug_text(scope(cli).debug_log_path)
 
 
-def test_a_busy_log_is_noted_and_loses_nothing_already_written(cli: Cli) -> None:
+def test_a_busy_log_loses_nothing_the_call_waits_in_the_spool(cli: Cli) -> None:
+    """(It used to drop the call and say so; tests/hook/test_lock_spool.py has the whole rule.)"""
     hook(cli, "post-tool-use", "claude", read_payload(cli))
     s = scope(cli)
     with storage.locked(s.log_lock, "the recall log", 1.0):
         hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_LOCK_WAIT": "0.05"})
-    assert len(log_lines(cli)) == 1
-    assert "stayed locked" in debug_text(s.debug_log_path)
+    assert len(log_lines(cli)) == 1 and "stayed locked" not in debug_text(s.debug_log_path)
+    hook(cli, "post-tool-use", "claude", read_payload(cli))  # the next writer folds the spool in
+    assert len(log_lines(cli)) == 3
 
 
 def test_invalid_unicode_in_a_payload_writes_nothing(cli: Cli) -> None:

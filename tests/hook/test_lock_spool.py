@@ -1,7 +1,8 @@
 """A stuck holder of the recall log's lock neither holds up a hook nor loses its call.
 
 The hook waits a moment for the lock (``logspool.HOOK_WAIT``), then writes its lines to a file of
-their own in the log's spool; the next writer that holds the lock folds them in, oldest first.
+their own in the log's spool; the next writer that holds the lock folds them in, oldest first, and
+a Stop or pull folds them before it reads the log.
 The wait allowed here is an hour (``TEAMAI_LOCK_WAIT``): a hook that waited for it would never
 finish while the test holds the lock, so finishing at all is the check, not a clock.
 """
@@ -53,13 +54,26 @@ def test_a_stuck_log_lock_neither_holds_up_the_hook_nor_loses_its_line(cli: Cli,
         assert len(_log(scope)) == 1  # not appended while the lock is held...
         [name] = _spooled(scope)  # ...but kept, whole, in the spool
         assert name.endswith(".jsonl") and oct(os.stat(Path(logspool.folder(scope.log_path)) / name).st_mode & 0o777) == "0o600"
-    debug = Path(scope.debug_log_path).read_text(encoding="utf-8")
-    assert "wait in its spool" in debug and "not recorded" not in debug
+    assert not Path(scope.debug_log_path).exists()  # recorded, not lost: nothing to report
     # the next writer folds the spooled line in before its own
     cli("hook-dispatch", "post-tool-use", "--tool", "claude", stdin=_payload(team, "redis-timeout.md"),
         env={"TEAMAI_NOW": "2026-12-01T00:00:00.000Z"})
     assert [Path(x["path"]).name for x in _log(scope)] == ["redis-timeout.md", "2026-10-20-deploy-freeze.md", "redis-timeout.md"]
     assert _spooled(scope) == []
+
+
+def test_a_stop_reduces_a_read_that_was_spooled(cli: Cli, team: Path) -> None:
+    """A read kept aside while the log was stuck is folded in and credited by the session's Stop."""
+    scope = config.load(cli.env).active
+    recalled = cli("recall", "redis", "timeout", env={"TEAMAI_AGENT_SESSION_ID": SESSION})
+    assert recalled.code == 0 and "run=" in recalled.out
+    with storage.locked(scope.log_lock, "the recall log (a stuck process)", 0):
+        cli("hook-dispatch", "post-tool-use", "--tool", "claude", stdin=_payload(team, "redis-timeout.md"))
+    assert len(_spooled(scope)) == 1
+    cli("hook-dispatch", "stop", "--tool", "claude", stdin=json.dumps({"session_id": SESSION}).encode())
+    assert _spooled(scope) == []
+    assert [x["kind"] for x in _log(scope)] == ["run", "evidence", "consumed"]
+    assert any(x.get("credited") for x in _log(scope) if x["kind"] == "consumed")
 
 
 def test_pull_folds_the_spool_before_it_prunes(cli: Cli, team: Path) -> None:
@@ -74,17 +88,19 @@ def test_pull_folds_the_spool_before_it_prunes(cli: Cli, team: Path) -> None:
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(st.lists(st.integers(0, 99), min_size=1, max_size=3), min_size=1, max_size=5),
-       direct=st.lists(st.booleans(), min_size=5, max_size=5), died_after=st.none() | st.integers(0, 4))
-def test_every_line_reaches_the_log_once_in_order_even_when_a_fold_dies_after_its_append(
-        tmp_path_factory, batches, direct, died_after) -> None:
-    """Batches either appended or spooled (the lock held); then folds. A fold that appended a file and
-    died before removing it (``died_after``) is repeated by the next one without a second copy."""
+       direct=st.lists(st.booleans(), min_size=5, max_size=5),
+       died_at=st.sampled_from([None, "before its append", "after its append"]), same=st.booleans())
+def test_every_line_reaches_the_log_once_in_order_even_when_a_fold_dies(
+        tmp_path_factory, batches, direct, died_at, same) -> None:
+    """Batches either appended or spooled (the lock held); then a fold. A fold that died before or
+    after appending a file (``died_at``) is finished by the next one: nothing twice, nothing lost,
+    even when every batch is the same line (``same``: a spooled line may repeat the log's last)."""
     folder = tmp_path_factory.mktemp("spool")
     log, lock = str(folder / "recall-log.jsonl"), str(folder / "recall-log.lock")
     order: list[bytes] = []
     spooled: list[bytes] = []
     for n, batch in enumerate(batches):
-        data = b"".join(b'{"kind":"evidence","n":%d,"i":%d}\n' % (n, i) for i in batch)
+        data = b"".join(b'{"kind":"evidence","n":%d,"i":%d}\n' % ((0, 0) if same else (n, i)) for i in batch)
         if direct[n % 5] and not spooled:
             assert logspool.append_or_spool(log, lock, data, 0)
             order.append(data)
@@ -92,9 +108,12 @@ def test_every_line_reaches_the_log_once_in_order_even_when_a_fold_dies_after_it
             with storage.locked(lock, "held", 0):
                 assert not logspool.append_or_spool(log, lock, data, 0)
             spooled.append(data)
-    if died_after is not None and spooled:  # a fold appended the oldest spool file, then died
+    if died_at is not None and spooled:  # a fold took the oldest spool file, then died
         oldest = sorted(Path(logspool.folder(log)).iterdir())[0]
-        storage.append_bytes(log, oldest.read_bytes())
+        taken = oldest.with_name(f"{oldest.name}.at-{Path(log).stat().st_size if Path(log).exists() else 0}")
+        oldest.rename(taken)
+        if died_at == "after its append":
+            storage.append_bytes(log, taken.read_bytes())
     with storage.locked(lock, "fold", 0):
         logspool.fold(log)
     assert Path(log).read_bytes() == b"".join(order + spooled)
