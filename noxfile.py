@@ -40,6 +40,17 @@ def tests(session: nox.Session) -> None:
     _pytest(session, *(session.posargs or ("-m", "not peer")))
 
 
+@nox.session(name="sessions_fresh")
+def sessions_fresh(session: nox.Session) -> None:
+    """The generated-session properties on fresh examples, a new seed every run (``tests`` and CI
+    keep them derandomized). ``-- N`` sets the examples per property (default 600); reach floors
+    are then judged as a sample (``tests/sessions/harness.py``, ``Reach.require``)."""
+    _install(session)
+    count = session.posargs[0] if session.posargs and session.posargs[0].isdigit() else "600"
+    session.env["TEAMAI_SESSION_EXAMPLES"] = count
+    _pytest(session, "tests/sessions", "--hypothesis-show-statistics", *session.posargs[1:])
+
+
 @nox.session
 def peer(session: nox.Session) -> None:
     """The tests that run teamai-cli 0.25.0 (installed from npm on first use; needs node and npm)."""

@@ -153,7 +153,7 @@ def _kind(call: capture_file.Call) -> str | None:
     if failed:
         return "post-tool-use-shell-failure" if tool.category == "shell" else "post-tool-use-failure"
     if tool.category == "shell":
-        recall = bool(tool.command) and claims.invokes_recall(tool.command)
+        recall = bool(tool.command) and claims.invokes_recall(tool.command or "")
         return "post-tool-use-shell-recall" if recall else "post-tool-use-shell-read"
     return {"read": "post-tool-use-read", "search": "post-tool-use-search-content",
             "list": "post-tool-use-list"}.get(tool.category or "")

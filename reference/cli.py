@@ -48,6 +48,25 @@ class Io:
         self.stderr.write(f"teamai-ref: error: {one_line(message)}\n")
 
 
+class OneWarningPerCause:
+    """Recall's warnings, with a state folder that cannot be written said once: the index, the run
+    line and the ledger all live in it, and when the first of them cannot be written the others
+    cannot either (the start line's missing run id shows the run was not recorded)."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self.warn = warn
+        self.unwritable = False
+
+    def __call__(self, message: str) -> None:
+        from .config import WRITABLE_HINT
+
+        if message.endswith(WRITABLE_HINT):
+            if self.unwritable:
+                return
+            self.unwritable = True
+        self.warn(message)
+
+
 def one_line(message: str) -> str:
     """A message as one line: a tool that wraps another's error text must not spill lines."""
     return " ".join(part.strip() for part in message.splitlines() if part.strip())
@@ -202,8 +221,9 @@ class _Gathered:
     """A command's warnings, with those about single files of the tree held back and said as one
     line at the end: a first recall on a real tree can meet hundreds of them."""
 
-    def __init__(self, io: Io) -> None:
+    def __init__(self, io: Io, say: Callable[[str], None] | None = None) -> None:
         self.io = io
+        self.say = say or io.warn
         self.files: list[str] = []
 
     def __call__(self, message: str) -> None:
@@ -212,7 +232,7 @@ class _Gathered:
         if isinstance(message, FileProblem):
             self.files.append(message)
         else:
-            self.io.warn(message)
+            self.say(message)
 
     def summary(self) -> None:
         if len(self.files) == 1:
@@ -234,7 +254,7 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
                         "(see teamai-ref recall --help)\n")
         return EXIT_USAGE
     cfg = _load_config(args, io)
-    warn = _Gathered(io)
+    warn = _Gathered(io, OneWarningPerCause(io.warn))
     try:
         searched = recall.search(cfg, query, warn, args.limit, write=not args.check)
     except recall.EmptyQuery:
@@ -252,7 +272,7 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
         searched.close()
     run_id = None
     if not config.recording_disabled(io.env):
-        run_id = recall.record(cfg, hits, args.caller, io.warn)
+        run_id = recall.record(cfg, hits, args.caller, warn)
     io.stdout.write(render.render(query, hits, run_id))
     return EXIT_OK
 

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 WORKSPACE = "workspace"
 USER = "user"
+# The end of every warning about a state folder that cannot be written (read-only, not a folder,
+# full): a recall says it once, however many of its files meet it (``cli.OneWarningPerCause``).
+WRITABLE_HINT = "set TEAMAI_HOME to a writable folder"
 
 
 class ConfigError(ValueError):

@@ -40,6 +40,13 @@ if TYPE_CHECKING:
 # matches: it names a file in any folder. Ambiguity, not length, is what guards the rest.
 MIN_SUFFIX_SEGMENTS = 2
 
+# The longest path, in characters, the hook makes real. The kernel refuses a longer name (Linux's
+# PATH_MAX is 4096 bytes, macOS's 1024, and a character is at least one byte), so no tool opened a
+# file by it, and it is no evidence. Without this bound a long path that does not exist costs
+# ``os.path.realpath`` a walk quadratic in its segments (a 1 MB path: seconds of a hook's time);
+# with it, at most one walk of a path the kernel could take.
+MAX_PATH = 4096
+
 # Read with string operations, not ``re``: the reducer (every Stop) compares paths through here,
 # and ``re`` costs a fresh process more than the comparing does.
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -107,26 +114,42 @@ def windows_host(folder: str | None, roots: Iterable[str]) -> bool:
     return windows_roots(roots)
 
 
-def resolve(path: str, base: str | None, drives: bool = False, home: str | None = None) -> str | None:
-    """The absolute, canonical form of ``path``, or None when it is relative and no base is known.
-    ``drives``: the knowledge roots are Windows paths, so Git Bash's ``/c/`` is a drive. ``~`` and
-    ``~/`` name ``home`` (the agent's HOME; None: this process's)."""
+def _absolute(path: str, base: str | None, drives: bool, home: str | None) -> str | None:
+    """The absolute, canonical form of ``path`` (no link followed), or None when it is relative and
+    no base is known."""
     p = normalize(path, drives)
     if p.startswith("~/") or p == "~":
         p = normalize((home if home else os.path.expanduser("~")) + p[1:], drives)
         if p.startswith("~"):
             return None
     if is_absolute(p):
-        out = canonical(p)
-    elif base and is_absolute(base):
-        out = canonical(normalize(base, drives).rstrip("/") + "/" + p)
-    else:
-        return None
-    if out.startswith("/") and os.sep == "/" and not drives:
+        return canonical(p)
+    if base and is_absolute(base):
+        return canonical(normalize(base, drives).rstrip("/") + "/" + p)
+    return None
+
+
+def _made_real(out: str, drives: bool) -> bool:
+    return out.startswith("/") and os.sep == "/" and not drives
+
+
+def _real(out: str, drives: bool) -> str:
+    if _made_real(out, drives):
         # the roots are real paths too (symlinked temp folders, /private); beside Windows roots a
         # path is a Windows path (``//server/share`` a share), which this host cannot make real
-        out = realpath(out)
+        return realpath(out)
     return out
+
+
+def resolve(path: str, base: str | None, drives: bool = False, home: str | None = None) -> str | None:
+    """The absolute, canonical form of ``path``, or None when it is relative and no base is known,
+    or when it would be made real and is longer than any path a tool can open (:data:`MAX_PATH`).
+    ``drives``: the knowledge roots are Windows paths, so Git Bash's ``/c/`` is a drive. ``~`` and
+    ``~/`` name ``home`` (the agent's HOME; None: this process's)."""
+    out = _absolute(path, base, drives, home)
+    if out is None or (len(out) >= MAX_PATH and _made_real(out, drives)):
+        return None
+    return _real(out, drives)
 
 
 def under(path: str, roots: Iterable[str]) -> bool:
@@ -148,8 +171,12 @@ def evidence_path(raw: object, base: str | None, roots: Iterable[str], home: str
     if not isinstance(raw, str) or not raw.strip() or "\x00" in raw or not is_markdown(raw.strip()):
         return None
     roots = tuple(roots)
-    resolved = resolve(raw, base, windows_roots(roots), home)
-    if resolved is not None:
+    drives = windows_roots(roots)
+    absolute = _absolute(raw, base, drives, home)
+    if absolute is not None:
+        if len(absolute) >= MAX_PATH and _made_real(absolute, drives):
+            return None  # no tool opened a file by this name: the kernel refuses it
+        resolved = _real(absolute, drives)
         return (resolved, True) if under(resolved, roots) else None
     given = normalize(raw)
     while given.startswith("./"):

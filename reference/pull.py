@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-from . import reducer, retention
+from . import logspool, reducer, retention
 from .cli import EXIT_BUSY, EXIT_OK, Io, _load_config
+from .storage import lock_wait
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, io: Io) -> int:
     cfg = _load_config(args, io, reads_tree=False)
+    logspool.fold_waiting(cfg.active.log_path, cfg.active.log_lock, lock_wait(io.env))  # reads a hook spooled
     reduced = reducer.reduce(cfg, io.warn)
     pruned = retention.prune(cfg, io.warn)
     io.stdout.write(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 from . import index, ledger, ranking, runlog, session_env, tree
 from .clock import now_seconds, now_stamp
-from .config import WORKSPACE, Config, Scope
+from .config import WORKSPACE, WRITABLE_HINT, Config, Scope
 from .relations import visibility
 from .scope_index import ScopeIndex
 from .storage import Busy, lock_wait
@@ -188,7 +188,7 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
         run_id = None
     except OSError as exc:
         warn(f"the recall log cannot be written ({exc.strerror or exc}: {exc.filename or scope.log_path}); "
-             "this run was not recorded; set TEAMAI_HOME to a writable folder")
+             f"this run was not recorded; {WRITABLE_HINT}")
         return None
     if raises:  # the hits were shown, so they count as recalled even when the run line is missing
         later = "; the next recall, Stop or pull counts it" if deferred else ""
@@ -200,7 +200,8 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
         except (Busy, ledger.YamlUnavailable) as exc:
             warn(f"{exc}; recalled_count was not updated for this run{later}")
         except OSError as exc:
-            warn(f"the votes ledger cannot be written ({exc.strerror or exc}); recalled_count was not updated{later}")
+            warn(f"the votes ledger cannot be written ({exc.strerror or exc}); recalled_count was not updated"
+                 f"{later}; {WRITABLE_HINT}")
     return run_id
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from .clock import now_micros, stamp_micros
 from .config import Config
+from .logspool import fold
 from .reducer import DAY, Lines, build, checkpoint, keep
 from .reducer.logread import (
     EVIDENCE_TAIL,
@@ -259,6 +260,7 @@ def prune(cfg: Config, warn: Callable[[str], None], max_lines: int = MAX_LINES,
     now = now_micros(cfg.env)
     result = PruneResult()
     with locked(scope.log_lock, "the recall log", lock_wait(cfg.env)):
+        fold(scope.log_path)  # a hook's spooled lines are part of the log it prunes
         try:
             with open(scope.log_path, "rb") as fh:
                 data = fh.read()

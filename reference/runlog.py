@@ -16,6 +16,7 @@ are not JSON objects with a known ``kind``: a torn or hand-edited line must not 
 from __future__ import annotations
 
 from . import jsontext
+from .logspool import fold
 from .storage import append_bytes, locked, utf8
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
@@ -42,6 +43,7 @@ def append(log_path: str, lock_path: str, records: Iterable[Mapping[str, Any]], 
     if not data:
         return
     with locked(lock_path, "the recall log", wait):
+        fold(log_path)  # lines a hook spooled while the lock was stuck (logspool.py)
         append_bytes(log_path, data)
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from . import index
 from ._sqlite import sqlite3
-from .config import Scope
+from .config import WRITABLE_HINT, Scope
 
 STORED, AS_IT_WAS, READ_ONLY, MEMORY = "stored", "as it was", "read-only", "memory"
 
@@ -51,7 +51,7 @@ class ScopeIndex:
         if problem is not None:
             how = "read the stored index without writing it" if stored is not None \
                 else "searched the team tree without a stored index"
-            hint = "" if isinstance(problem, index.IndexBusy) else "; set TEAMAI_HOME to a writable folder"
+            hint = "" if isinstance(problem, index.IndexBusy) else f"; {WRITABLE_HINT}"
             warn(f"{problem}; {how}{hint}")
 
     def refresh(self, force: bool = False) -> None:
@@ -63,7 +63,7 @@ class ScopeIndex:
                 self._warn(f"{exc}; searched it as it was, so the newest edits may be missing")
                 self.mode = AS_IT_WAS  # and not waited for again in this process
             except index.IndexUnwritable as exc:
-                self._warn(f"{exc}; searched a private copy of it; set TEAMAI_HOME to a writable folder")
+                self._warn(f"{exc}; searched a private copy of it; {WRITABLE_HINT}")
                 self._to_memory()
                 index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
             return

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import os
 
+from .realpath import realpath
+
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
     from typing import NamedTuple
@@ -60,15 +62,53 @@ def _inside(path: str, folders: tuple[str, ...]) -> bool:
     return any(path == f or path.startswith(f + os.sep) for f in folders)
 
 
-def _md_files(top: str, dirs: dict[str, int] | None = None,
+class _Bounds:
+    """What one walk of a scope may read: only real paths inside the team or a learnings root
+    (``areas``), each real folder once (``seen``), and, through a folder link, nothing the walk
+    reaches under its own name (``tops``, the real forms of the folders it walks directly)."""
+
+    __slots__ = ("areas", "tops", "seen")
+
+    def __init__(self, areas: tuple[str, ...], tops: tuple[str, ...]) -> None:
+        self.areas, self.tops = areas, tops
+        self.seen: set[str] = set()
+
+    def followed(self, real: str) -> bool:
+        """Whether the walk goes into the real folder ``real``, reached through a folder link."""
+        return _inside(real, self.areas) and not _inside(real, self.tops) and real not in self.seen
+
+    def readable(self, path: str) -> bool:
+        """Whether the file link ``path`` names a file inside the team or a learnings root."""
+        return _inside(realpath(path), self.areas)
+
+
+def _md_files(top: str, bounds: _Bounds, dirs: dict[str, int] | None = None,
               within: tuple[str, ...] | None = None) -> list[tuple[str, str, int, int]]:
     """(relative posix path, absolute path, mtime_ns, size) of every ``.md`` file under ``top``;
     every folder visited goes into ``dirs`` with its mtime. With ``within``, only the files inside
-    those folders are listed (the folders above them are only passed through)."""
+    those folders are listed (the folders above them are only passed through).
+
+    Links (a team is a checkout, and a link in it can point anywhere): a folder link is followed
+    only to a real folder inside the team or a learnings root that the walk reaches under no other
+    name, each real folder once, folder links in the order of their own paths after the folders
+    reached without one; a file link only to a file inside them. So a link back up the tree
+    indexes nothing twice and ends, and no file outside the team is ever read or printed."""
     found: list[tuple[str, str, int, int]] = []
-    stack = [("", top)]
-    while stack:
-        rel, path = stack.pop()
+    real_top = realpath(top)
+    if not _inside(real_top, bounds.areas):
+        return found
+    stack = [("", top, real_top, False)]
+    links: list[tuple[str, str]] = []
+    while stack or links:
+        if not stack:
+            links.sort(reverse=True)
+            rel, path = links.pop()
+            stack.append((rel, path, realpath(path), True))
+        rel, path, real, linked = stack.pop()
+        if linked:  # reached through a folder link
+            if not bounds.followed(real):
+                continue
+            bounds.seen.add(real)
         listing = within is None or _inside(path, within)
         if not listing and not any(f.startswith(path + os.sep) for f in within or ()):
             continue
@@ -84,8 +124,13 @@ def _md_files(top: str, dirs: dict[str, int] | None = None,
                 continue
             try:
                 if entry.is_dir():
-                    stack.append((rel + name + "/", entry.path))
+                    if entry.is_symlink():
+                        links.append((rel + name + "/", entry.path))
+                    else:
+                        stack.append((rel + name + "/", entry.path, real + os.sep + name, linked))
                 elif listing and name.endswith(".md") and entry.is_file():
+                    if entry.is_symlink() and not bounds.readable(entry.path):
+                        continue
                     st = entry.stat()
                     found.append((rel + name, entry.path, st.st_mtime_ns, st.st_size))
             except OSError:
@@ -114,29 +159,31 @@ def walk_with_dirs(team: str, learnings_roots: tuple[str, ...],
     change of those folders can have changed."""
     assets: dict[str, AssetFile] = {}
     dirs: dict[str, int] = {}
+    skills = os.path.join(team, "skills")
+    wiki = os.path.join(team, *WIKI_PREFIX.rstrip("/").split("/"))
+    folders = (os.path.join(team, "rules"), os.path.join(team, "docs"), skills, wiki, *learnings_roots)
+    bounds = _Bounds(tuple(realpath(a) for a in (team, *learnings_roots)), tuple(realpath(f) for f in folders))
     for top in (team, *learnings_roots):
         mtime = dir_mtime(top)
         watched = top if mtime >= 0 else os.path.dirname(top)
         if within is None or _inside(watched, within):
             dirs[watched] = mtime if mtime >= 0 else dir_mtime(watched)
     for folder, kind in (("rules", RULE), ("docs", DOC)):
-        for rel, path, mtime, size in _md_files(os.path.join(team, folder), dirs, within):
+        for rel, path, mtime, size in _md_files(os.path.join(team, folder), bounds, dirs, within):
             tree_path = f"{folder}/{rel}"
             assets[tree_path] = AssetFile(kind, tree_path, rel[:-3], path, mtime, size)
-    skills = os.path.join(team, "skills")
-    for rel, path, mtime, size in _md_files(skills, dirs, within):
+    for rel, path, mtime, size in _md_files(skills, bounds, dirs, within):
         if rel.endswith("/SKILL.md"):
             directory = rel[: -len("/SKILL.md")]
             tree_path = f"skills/{directory}"
             assets[tree_path] = AssetFile(SKILL, tree_path, directory.rsplit("/", 1)[-1], path, mtime, size)
-    wiki = os.path.join(team, *WIKI_PREFIX.rstrip("/").split("/"))
-    for rel, path, mtime, size in _md_files(wiki, dirs, within):
+    for rel, path, mtime, size in _md_files(wiki, bounds, dirs, within):
         if "/" not in rel:
             continue  # a page lives inside a codebase folder
         tree_path = WIKI_PREFIX + rel
         assets[tree_path] = AssetFile(WIKI, tree_path, rel[:-3], path, mtime, size)
     for root in learnings_roots:
-        for rel, path, mtime, size in _md_files(root, dirs, within):
+        for rel, path, mtime, size in _md_files(root, bounds, dirs, within):
             ident = rel[:-3]
             tree_path = f"learnings/{ident}"
             if tree_path not in assets:  # first root wins

@@ -20,6 +20,20 @@ settings.register_profile("suite", deadline=None, suppress_health_check=[HealthC
 settings.load_profile("suite")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def in_ci(env: dict[str, str] | None = None) -> bool:
+    """Whether this run is CI's (``CI`` set to anything but empty, ``0`` or ``false``)."""
+    value = (os.environ if env is None else env).get("CI", "").strip().lower()
+    return value not in ("", "0", "false", "no")
+
+
+def skip_unless_in_ci(reason: str) -> None:
+    """Skip a test that needs what this machine lacks, and say why; in CI, which installs what every
+    test needs (``.ci/run``), fail instead, so a test never stops running there unnoticed."""
+    if in_ci():
+        pytest.fail(f"CI must run this test, but: {reason}", pytrace=False)
+    pytest.skip(reason)
 EXAMPLE_TEAM = ROOT / "examples" / "team"
 REAL_TEAM = ROOT.parent / "shared" / "corpora" / "real-team-a"
 

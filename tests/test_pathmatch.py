@@ -188,3 +188,46 @@ def test_a_share_beside_share_roots_stays_a_share(segs: list[str], sep: str) -> 
     spelt = sep * 2 + sep.join(["fs01", "share", "team", "learnings", *segs]) + ".md"
     assert pathmatch.evidence_path(spelt, None, [root]) == (doc, True)
     assert pathmatch.evidence_path(sep.join(["learnings", *segs]) + ".md", root, [root]) == (doc, True)
+
+
+class _Counted:
+    """Counts the questions a resolution puts to the file system (``open``, ``lstat``, ``stat``,
+    ``readlink``): the measure of its cost that does not depend on the machine's speed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import os
+
+        self.calls = 0
+        for name in ("open", "lstat", "stat", "readlink"):
+            real = getattr(os, name)
+
+            def counted(*args, _real=real, **kwargs):  # type: ignore[no-untyped-def]
+                self.calls += 1
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(os, name, counted)
+
+
+@pytest.mark.parametrize("segments", [5_000, 500_000])
+def test_a_long_missing_path_costs_the_hook_a_bounded_number_of_lookups(tmp_path, monkeypatch, segments) -> None:  # type: ignore[no-untyped-def]
+    """A path no tool could have opened (longer than the kernel takes) is not walked segment by
+    segment: it asks the file system nothing and is no evidence, whatever its length (a 1 MB path
+    cost a hook seconds of CPU)."""
+    root = str(tmp_path)
+    raw = root + "/docs/" + "a/" * segments + "x.md"
+    counted = _Counted(monkeypatch)
+    assert pathmatch.evidence_path(raw, None, (root,)) is None
+    assert pathmatch.resolve(raw, None) is None
+    assert counted.calls == 0
+
+
+def test_a_path_the_kernel_takes_is_still_resolved_in_lookups_linear_in_its_segments(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The longest path still resolved (just under :data:`pathmatch.MAX_PATH`, every segment a
+    missing folder): at most a lookup or two per segment."""
+    root = str(tmp_path)
+    segments = (pathmatch.MAX_PATH - len(root) - 16) // 2
+    raw = root + "/docs/" + "a/" * segments + "x.md"
+    assert len(raw) < pathmatch.MAX_PATH
+    counted = _Counted(monkeypatch)
+    assert pathmatch.evidence_path(raw, None, (root,)) == (raw, True)
+    assert counted.calls <= 2 * (raw.count("/") + 2)

@@ -134,12 +134,39 @@ def test_an_unwritable_state_folder_still_answers_recall(cli, team, tmp_path) ->
     assert res.code == 0, res.err
     assert re.search(r"^\[1/\d\] \[learnings\] Redis client times out under load \[workspace\]$", res.out, re.M)
     assert START_WITHOUT_RUN.search(res.out)
-    assert 1 <= len(res.err.splitlines()) <= 2 and "Traceback" not in res.err
+    assert len(res.err.splitlines()) == 1 and "Traceback" not in res.err, res.err  # one cause, one line
     assert all(line.startswith("teamai-ref: warning: ") for line in res.err.splitlines())
     check = cli("recall", "redis", "client", "--check", env=env)
     assert (check.code, check.err) == (0, "") and check.out.startswith("RELEVANT score=")
     low = cli("recall", "zebra", "--check", env=env)
     assert (low.code, low.out) == (0, "NOT_RELEVANT score=0.0 threshold=0.0\n")
+
+
+def test_a_state_folder_that_fails_each_write_is_said_once(cli, team, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A full (or read-only) state folder fails the index, the run line and the ledger alike: recall
+    prints its hits and one warning for the folder, not one per file it could not write."""
+    import errno
+
+    from reference import index, runlog
+
+    assert cli("recall", "redis").code == 0  # a stored index, a log, a ledger
+
+    def full(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    stored_refresh = index.refresh
+
+    def index_full(conn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if conn.execute("PRAGMA database_list").fetchone()[2]:  # the stored file, not a copy in memory
+            raise index.IndexUnwritable("the index cannot be written (No space left on device)")
+        return stored_refresh(conn, *args, **kwargs)
+
+    monkeypatch.setattr(index, "refresh", index_full)
+    monkeypatch.setattr(runlog, "append_bytes", full)
+    (team / "learnings" / "new.md").write_text("# Redis pool sizing\nredis\n", encoding="utf-8")
+    res = cli("recall", "redis")
+    assert res.code == 0 and START_WITHOUT_RUN.search(res.out), res.err
+    assert len(res.err.splitlines()) == 1 and "No space left on device" in res.err, res.err
 
 
 @pytest.mark.parametrize("argv", [("index",), ("pull",)])

@@ -45,10 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.usage = USAGE
     parser.epilog = ("After --, a hook command to pass each payload to (stdin, stdout, stderr and exit status "
                      "pass through); without it the reference's hook-dispatch runs. Files: one JSON-lines file "
-                     "per session in --out (default: captures/ in the state home).")
+                     "per session in --out (default: teamai-ref-captures/ in your home folder, outside the state home).")
     parser.add_argument("event", help="the hook event (post-tool-use, stop, PostToolUse, postToolUse, ...)")
     parser.add_argument("--tool", required=True, help="the agent sending the payloads (claude, codex, cursor, ...)")
-    parser.add_argument("--out", metavar="DIR", help="the capture folder (default: captures/ in the state home)")
+    parser.add_argument("--out", metavar="DIR", help="the capture folder (default: teamai-ref-captures/ in your home folder)")
     parser.add_argument("--keep", action="store_true",
                         help="store payloads unscrubbed (private use only; says on stderr what it keeps)")
     parser.add_argument("--agent-version", metavar="V", help="the agent's version, when its payloads do not say")
@@ -114,8 +114,18 @@ def _capture(args: argparse.Namespace, inner: list[str], io: Io, raw: bytes) -> 
     return _pass_on(args, inner, io, raw, {**env, "TEAMAI_NOW": instant})
 
 
+DEFAULT_FOLDER = "teamai-ref-captures"
+
+
 def _folder(args: argparse.Namespace, env: Mapping[str, str]) -> str:
-    return os.path.abspath(args.out) if args.out else os.path.join(config.home_dir(env), "captures")
+    """``--out``, else ``teamai-ref-captures`` in the user's home folder: beside the state home,
+    never in it. A captured recall call holds its command line, query and all (the claim rule
+    reads it), and the spec keeps the query out of local state; captures are a record an adapter
+    author asked for, not the reference's state."""
+    if args.out:
+        return os.path.abspath(args.out)
+    home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
+    return os.path.join(home, DEFAULT_FOLDER)
 
 
 def _record(args: argparse.Namespace, env: Mapping[str, str], raw: bytes, instant: str) -> str | None:

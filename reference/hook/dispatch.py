@@ -206,6 +206,10 @@ def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | Non
         debug("the reducer is not available")
         return
     try:
+        from ..logspool import HOOK_WAIT, fold_waiting
+
+        scope = cfg.active  # lines a hook spooled belong to what this Stop reduces
+        fold_waiting(scope.log_path, scope.log_lock, min(lock_wait(cfg.env), HOOK_WAIT))
         reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"), session)
     except Exception as exc:  # noqa: BLE001 - a Stop hook must not fail the agent
         from ..ledger import YamlUnavailable
@@ -292,7 +296,8 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
             debug("the payload is in the corpus form ({provenance, agent, event, payload}): "
                   "pass such a file with --payload-file")
             return
-    from ..runlog import append
+    from ..logspool import HOOK_WAIT, append_or_spool
+    from ..runlog import encode
     from . import classify
 
     call = to_toolcall(agent, payload, event)
@@ -310,10 +315,13 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
         return
     scope = cfg.active
     try:  # every line is encoded before the lock is taken, so a bad one writes nothing
-        append(scope.log_path, scope.log_lock, outcome.records, lock_wait(env), strict=True)
+        data = b"".join(encode(r, strict=True) for r in outcome.records)
     except UnicodeError:
         debug("the payload holds text that is not valid Unicode: ignored")
         return
+    # A short wait, then the spool: a stuck holder of the log's lock neither holds up the agent
+    # nor loses the call (logspool.py).
+    append_or_spool(scope.log_path, scope.log_lock, data, min(lock_wait(env), HOOK_WAIT))
     if said is not None:
         kinds = ", ".join(str(r.get("kind")) for r in outcome.records)
         said.write(f"teamai-ref hook-dispatch: recorded {kinds} in {scope.log_path}\n")
@@ -331,7 +339,8 @@ def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], st
         debug = _Debug(env, args.agent, args.event)
         if args.payload_file is not None:
             debug.echo = stderr  # a person is running it: say problems there too
-    except Exception:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
+        _Debug(env, "", "")(_reason(exc))
         return 0
     try:
         _dispatch(args, env, stdin, debug)

@@ -16,6 +16,20 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+if os.environ.get("COVERAGE_PROCESS_START") or os.environ.get("COVERAGE_PROCESS_CONFIG"):
+    # A test run measuring coverage (it sets these for every process it starts). ``-S`` skipped the
+    # site set-up whose ``.pth`` file starts coverage in a child process, so do it here: this line
+    # is measured like any other. An agent's hook never has these set; it pays two look-ups.
+    try:
+        import site
+
+        site.main()
+        import coverage
+
+        coverage.process_startup()
+    except Exception:  # noqa: BLE001 - measuring must never change what the hook does
+        pass
+
 
 def _note_broken(exc: BaseException) -> None:
     """One debug line, written with nothing but ``os`` (the reference could not be imported)."""

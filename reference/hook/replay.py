@@ -73,7 +73,7 @@ def _capture_lines(path: str, lines: list[str]) -> list[Loaded]:
         if not isinstance(line.get("payload"), dict):
             out.append((where, {}, line["agent"], None, ()))  # said as such below
             continue
-        roots = line.get("roots") if isinstance(line.get("roots"), dict) else {}
+        roots: dict = line["roots"] if isinstance(line.get("roots"), dict) else {}
         known = [roots.get("team"), *(roots.get("learnings") or []), roots.get("user_team")]
         event = line.get("event") or line.get("event_name")
         out.append((where, line["payload"], line["agent"], event if isinstance(event, str) else None,

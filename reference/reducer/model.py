@@ -71,9 +71,9 @@ def build(lines: Lines, only_pending: bool = False, stopping: str | None = None,
     """
     model = Model()
     if not only_pending:
+        model.roots = Roots(lines.get("link"))
         for rec in lines.get("consumed"):
             _consumed(model, rec)
-        model.roots = Roots(lines.get("link"))
         model.first = first_claims(lines.get("claim"))
         _reads(model, lines.get("evidence"), None, set())
         _runs(model, lines.get("run"), makers)
@@ -163,8 +163,8 @@ def _build_pending(lines: Lines, stopping: str | None, makers: Makers | None) ->
     for line, raw_id in zip(consumed_all, consumed_raw, strict=True):
         if raw_id is None:
             continue
-        credited = session_of(line)
-        if _close(times.get(credited if isinstance(credited, str) else None, []),
+        credited = session_of(line)  # the root it was credited under, whose root may since have moved
+        if _close(times.get(roots.root(credited) if isinstance(credited, str) else None, []),
                   instant(raw_id[0].decode("ascii", "replace"))):
             near.append(line)
     for rec in lines.decode("consumed", near) + unsure:
@@ -396,7 +396,9 @@ def _consumed(model: Model, rec: Record) -> None:
     model.consumed.setdefault(ident, []).append(rec)
     key, root, when = text(rec.get("key")), text(rec.get("session")), instant(ident[0])
     if rec.get("credited") is True and key and root and when is not None:
-        model.credits.setdefault((root, key), []).append(when)
+        # A credit covers the root its session has now: a child credited as a root of its own
+        # before its link arrived covers its new root's reads of that doc for the same 24 h.
+        model.credits.setdefault((model.roots.root(root), key), []).append(when)
 
 
 def _reads(model: Model, records: list[Record], family: set[str] | None, consumed: set[Any]) -> None:

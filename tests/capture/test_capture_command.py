@@ -47,9 +47,22 @@ def test_a_real_hook_process_records_the_payload_and_the_hook_still_runs(machine
     assert oct(os.stat(machine.out / files[0]).st_mode & 0o777) == "0o600"
 
 
-def test_the_default_folder_is_captures_in_the_state_home(machine: Machine):
+def test_the_default_folder_is_beside_the_state_home_never_in_it(machine: Machine):
+    """The spec keeps the query out of local state. A captured recall call holds its command line,
+    query and all, so by default captures go to ``teamai-ref-captures`` in the user's home folder,
+    and nothing in the state home holds the query afterwards."""
+    query = "zebra-quagga-invoice-retries"
+    payload = corpus_payload("claude/post-tool-use-shell-recall")
+    payload["tool_input"]["command"] = f'teamai recall "{query}"'
+    assert machine.capture("post-tool-use", "--tool", "claude", payload=payload)[0] == 0
     assert machine.capture("post-tool-use", "--tool", "claude", payload=read_payload(machine))[0] == 0
-    assert [p.name for p in (machine.state / "captures").glob("*.jsonl")] == [f"claude-{SESSION}.jsonl"]
+    folder = machine.home / "teamai-ref-captures"
+    assert [p.name for p in folder.glob("*.jsonl")] == [f"claude-{SESSION}.jsonl"]
+    assert query in (folder / f"claude-{SESSION}.jsonl").read_text(encoding="utf-8")
+    assert not (machine.state / "captures").exists()
+    for path in machine.state.rglob("*"):
+        if path.is_file():
+            assert query.encode() not in path.read_bytes(), path
 
 
 def test_one_file_per_session_and_a_dated_file_without_one(machine: Machine):

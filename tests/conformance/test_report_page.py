@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import cli, report_diff, report_jsonl, report_model
+from tests.conftest import skip_unless_in_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "reports" / "page-test"
@@ -191,7 +192,7 @@ def test_a_diff_holds_both_sides(expected, actual):
 def browser():
     path, why = headless_chromium.find()
     if path is None:
-        pytest.skip(f"the results page's browser test needs headless Chromium: {why}")
+        skip_unless_in_ci(f"the results page's browser test needs headless Chromium: {why}")
     with headless_chromium.Browser(path) as b:
         yield b
 

@@ -138,13 +138,15 @@ def test_a_bad_clock_is_noted(cli: Cli) -> None:
     assert "TEAMAI_NOW" in debug_text(scope(cli).debug_log_path)
 
 
-def test_a_busy_log_is_noted_and_loses_nothing_already_written(cli: Cli) -> None:
+def test_a_busy_log_loses_nothing_the_call_waits_in_the_spool(cli: Cli) -> None:
+    """(It used to drop the call and say so; tests/hook/test_lock_spool.py has the whole rule.)"""
     hook(cli, "post-tool-use", "claude", read_payload(cli))
     s = scope(cli)
     with storage.locked(s.log_lock, "the recall log", 1.0):
         hook(cli, "post-tool-use", "claude", read_payload(cli), env={"TEAMAI_LOCK_WAIT": "0.05"})
-    assert len(log_lines(cli)) == 1
-    assert "stayed locked" in debug_text(s.debug_log_path)
+    assert len(log_lines(cli)) == 1 and "stayed locked" not in debug_text(s.debug_log_path)
+    hook(cli, "post-tool-use", "claude", read_payload(cli))  # the next writer folds the spool in
+    assert len(log_lines(cli)) == 3
 
 
 def test_invalid_unicode_in_a_payload_writes_nothing(cli: Cli) -> None:
@@ -238,6 +240,7 @@ _shaped = st.dictionaries(st.sampled_from(_KEYS), _json | st.sampled_from(
 def test_arbitrary_json_never_breaks_the_hook(cli: Cli, agent: str, event: str, payload: object) -> None:
     hook(cli, event, agent, json.dumps(payload).encode())
     log_lines(cli)  # every line parses
+    nothing_swallowed(cli)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -245,6 +248,29 @@ def test_arbitrary_json_never_breaks_the_hook(cli: Cli, agent: str, event: str, 
 def test_arbitrary_bytes_never_break_the_hook(cli: Cli, agent: str, payload: bytes) -> None:
     hook(cli, "post-tool-use", agent, payload)
     log_lines(cli)
+    nothing_swallowed(cli)
+
+
+def nothing_swallowed(cli: Cli) -> None:
+    """Exit 0 and no output is what a hook that raised on every call gives too: the debug log must
+    hold only decisions about the payload, no error the hook caught without expecting it."""
+    text = debug_text(scope(cli).debug_log_path) + debug_text(str(Path(cli.env["TEAMAI_HOME"]) / "hook-debug.log"))
+    assert "unexpected " not in text and "Traceback" not in text, text[-2000:]
+
+
+def test_an_error_the_hook_did_not_expect_is_seen_by_the_checks(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above catches a hook that raises on every call, wherever it raises."""
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("broken")
+
+    for where in ("_dispatch", "parse_args"):
+        with monkeypatch.context() as m:
+            m.setattr(dispatch, where, broken)
+            hook(cli, "post-tool-use", "claude", read_payload(cli))
+        with pytest.raises(AssertionError):
+            nothing_swallowed(cli)
+        Path(scope(cli).debug_log_path).unlink(missing_ok=True)
+        (Path(cli.env["TEAMAI_HOME"]) / "hook-debug.log").unlink(missing_ok=True)
 
 
 # --- what a person running it by hand meets -------------------------------------------------------

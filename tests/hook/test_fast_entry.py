@@ -43,3 +43,36 @@ def test_a_fast_line_that_cannot_import_the_reference_exits_0_and_says_so(tmp_pa
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     (line,) = (home / "hook-debug.log").read_text().splitlines()
     assert "agent=claude event=stop the hook cannot import the reference (ModuleNotFoundError)" in line
+
+
+def test_a_fast_line_is_measured_when_a_test_run_measures_coverage(cli: Cli, team: Path, tmp_path: Path) -> None:
+    """``-I -S`` skips the site set-up that starts coverage in a child process, so the hook as
+    agents run it was never measured; a run that measures coverage (``COVERAGE_PROCESS_START``)
+    now measures it too."""
+
+    try:
+        import coverage
+    except ImportError:
+        from tests.conftest import skip_unless_in_ci
+
+        skip_unless_in_ci("coverage is not installed")
+    rc = tmp_path / "coveragerc"
+    rc.write_text(f"[run]\ndata_file = {tmp_path / 'data'}\nparallel = true\nbranch = true\n"
+                  f"source = {Path(config.__file__).parent}\n", encoding="utf-8")
+    env = {**{k: v for k, v in cli.env.items() if not k.startswith("COVERAGE")}, "COVERAGE_PROCESS_START": str(rc)}
+    argv = shlex.split(cli("hook-command", "post-tool-use", "--tool", "claude").out.strip())
+    payload = {"session_id": "s1", "cwd": str(team), "tool_name": "Read",
+               "tool_input": {"file_path": str(team / "learnings" / "redis-timeout.md")}, "tool_response": {}}
+    proc = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    files = list(tmp_path.glob("data.*"))
+    assert files, "the hook process wrote no coverage data"
+    measured: dict[str, set[int]] = {}
+    for path in files:
+        part = coverage.CoverageData(basename=str(path))
+        part.read()
+        for name in part.measured_files():
+            measured.setdefault(Path(name).name, set()).update(part.lines(name) or ())
+    # (fast.py itself ran before coverage could start: what it calls is what is measured)
+    assert measured.get("dispatch.py") and measured.get("classify.py") and measured.get("pathmatch.py"), sorted(measured)
+    assert Path(config.load(cli.env).active.log_path).read_text().count('"evidence"') == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from typing import Any
 
 from hypothesis import event, given, settings
@@ -122,10 +123,38 @@ def check(lines: tuple[bytes, ...], stopping: str | None) -> None:
     for how, reduce in ways:
         try:
             got, raised = _decisions(reduce()), ""
-        except Exception as exc:  # noqa: BLE001 - a hook that raises decides nothing, and that is what shows
+        except Exception as exc:  # noqa: BLE001 - written out as a scenario below, then failed
             got, raised = [], f" (it raised {exc!r})"
-        if got == _decisions(want):
+        if got == _decisions(want) and not raised:  # a crash is a failure even where nothing was to decide
             continue
         problem = f"{how} decided {got}{raised}, decoding every line decides {_decisions(want)}"
         written = log_cases.write(lines, how, stopping, want, "tests/reducer/test_model_shortcuts.py", problem)
         raise AssertionError(problem + ("\n" + written if written else ""))
+
+
+def test_a_shortcut_that_crashes_fails_even_where_nothing_was_to_decide(monkeypatch):
+    """A reduce that raises has decided nothing; on a log where decoding every line decides nothing
+    too, that must still fail the check (it passed as agreement)."""
+    import reference.reducer.model as model_module
+
+    real = build
+
+    def crashing(lines: Lines, **kwargs: Any) -> Any:
+        if kwargs.get("only_pending"):
+            raise RuntimeError("crashed")
+        return real(lines, **kwargs)
+
+    here = sys.modules[__name__]
+    monkeypatch.setattr(here, "build", crashing)
+    monkeypatch.setattr(here, "event", lambda *args: None)  # (outside a Hypothesis test)
+    monkeypatch.setattr(log_cases, "write", lambda *args, **kwargs: "")
+    assert model_module.build is real
+    idle = (b'{"kind":"run","ts":"' + ts(0).encode() + b'","run":"r-0","session":null,"via":"none",'
+            b'"unambiguous":false,"agent":"claude","actor":{},"caller":null,"docs":[]}',)
+    for stopping in (None, "s1"):
+        try:
+            check(idle, stopping)
+        except AssertionError as exc:
+            assert "crashed" in str(exc)
+        else:
+            raise AssertionError("a crashing reduce passed the check")
