@@ -462,7 +462,9 @@
     if (r.explanation) parts.push(explanation(r.explanation));
     parts = parts.concat(rerunBox(rerunOf(col, r, c.id)));
     if (r.observed) parts.push(details("observed state (votes, log, stats)", pre(json(r.observed))));
-    else parts.push(el("p", { cls: "muted", text: "This report does not hold the observed state." }));
+    else if (v.outcome === "pass" && !(r.mismatches && r.mismatches.length)) {
+      parts.push(el("p", { cls: "muted", text: "Passed: the page keeps only its exit statuses; rerun it to see its output and state." }));
+    } else parts.push(el("p", { cls: "muted", text: "This report does not hold the observed state." }));
     return el("section", { "data-col": col.key }, parts);
   }
   // Why a failed case parted from the reference (explain.py): the first differing step, its

@@ -41,6 +41,7 @@ CLAUSES_SHOWN = 3
 # of the observed log, mismatches, and lines of one diff.
 LIMITS = {"stdout": 2000, "log_ends": 12, "mismatches": 12, "diff": 60}
 FAILING_CLAUSES_SHOWN = 6
+DECISIONS_SHOWN = 4  # decisions named per column on the summary; the register lists them all
 
 
 def write(path: Path, runs: Sequence[Run], clause_texts: Mapping[str, Mapping[str, str]] | None = None,
@@ -289,7 +290,11 @@ def _levels(columns: Sequence[Mapping[str, Any]]) -> str:
         spec.append(f'<td class="spec" data-col="{c["key"]}" data-level="spec"{_share_style(s["pass"], s["total"])}>'
                     f'<b>{s["pass"]} / {s["total"]}</b> hold</td>')
         d = t["decisions"]
-        by = ", ".join(f'<a href="#decision-{_e(k)}" class="dec">{_e(k)}</a> {v}' for k, v in d["by_decision"].items())
+        most = sorted(d["by_decision"].items(), key=lambda kv: (-kv[1], kv[0]))
+        by = ", ".join(f'<a href="#decision-{_e(k)}" class="dec">{_e(k)}</a> {v}' for k, v in most[:DECISIONS_SHOWN])
+        if len(most) > DECISIONS_SHOWN:
+            by += f', <a href="#decisions">{len(most) - DECISIONS_SHOWN} more</a>'
+
         dec.append(f'<td data-col="{c["key"]}" data-level="decisions">{d["agree"]} agree · {d["differ"]} differ'
                    + (f'<div class="small">differs on {by}</div>' if by else "") + "</td>")
         p = t["profile"]

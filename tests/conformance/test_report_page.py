@@ -509,3 +509,18 @@ def test_observed_values_are_not_green(browser, page):
     assert not (g > r and g > b), (r, g, b)  # observed: never green
     r, g, b = rgb("#case-dialog pre.diff .d-exp")
     assert g > r and g > b  # expected: green
+
+
+def test_a_selection_prints_no_corpus_coverage_and_report_reprints_the_summary(tmp_path):
+    corpus = report_runs.corpus(tmp_path)
+    report = tmp_path / "one.jsonl"
+    code, one, _ = _main("--corpus", str(corpus), "run", "--only", "fx-designed-to-fail", "--report", str(report))
+    assert code == cli.EXIT_UNEXPECTED
+    assert "tested by at least one scenario" not in one and "untested clauses" not in one
+    whole = tmp_path / "whole.jsonl"
+    code, every, _ = _main("--corpus", str(corpus), "run", "--report", str(whole))
+    assert "clauses: 5/6 tested by at least one scenario" in every and "untested clauses: FX-UNTESTED" in every
+    for path, printed in ((report, one), (whole, every)):
+        code, again, err = _main("report", str(path))
+        assert code == cli.EXIT_UNEXPECTED, err
+        assert again == printed  # the run's own summary, without running anything
