@@ -24,7 +24,7 @@
   var PROFILE = { p: "pass", f: "fail", n: "none", u: "unchecked" };
   var MARKS = new Set(["partly", "vacuous"]);
   var ACTIONS = ["recall", "hook", "pull", "stats", "review", "contribute", "hold", "release", "write"];
-  var PAGE = 300;
+  var PAGE = 150;
   var $ = function (sel, root) { return (root || document).querySelector(sel); };
   var $$ = function (sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); };
   var f = { area: $("#f-area"), outcome: $("#f-outcome"), column: $("#f-column"), agent: $("#f-agent"),
@@ -616,6 +616,6 @@
     document.documentElement.style.setProperty("--filters-h", $(".filters").offsetHeight + "px");
   }
   window.addEventListener("resize", stickOffset);
-  stickOffset();
+  requestAnimationFrame(stickOffset); // after the first layout, not forcing one of its own
   if (!readHash()) apply();
 })();
