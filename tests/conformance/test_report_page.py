@@ -431,10 +431,10 @@ def test_a_case_row_shows_its_levels_and_a_decision_links_to_its_alternatives(br
     page, _reports = three
     browser.open(page, "outcome=differs&in=c2")
     row = browser.js("document.querySelector('#cases tr.case').dataset.case")
-    cell = browser.js("document.querySelector('#cases tr.case td[data-col=\"c2\"]').innerText")
+    cell = browser.js("document.querySelector('#cases tr.case td[data-col=\"c2\"]').textContent")
     assert "pass" in cell and "spec ✓" in cell and "differs on SHELL-QUOTING" in cell
-    assert "spec ✗" in browser.js("document.querySelector('#cases tr.case td[data-col=\"c1\"]').innerText") or \
-        "pass" in browser.js("document.querySelector('#cases tr.case td[data-col=\"c1\"]').innerText")
+    assert "spec ✗" in browser.js("document.querySelector('#cases tr.case td[data-col=\"c1\"]').textContent") or \
+        "pass" in browser.js("document.querySelector('#cases tr.case td[data-col=\"c1\"]').textContent")
     browser.js("document.querySelector('#cases tr.case td[data-col=\"c2\"] a.dec').click()")
     assert browser.js("document.getElementById('decision-SHELL-QUOTING').open") is True
     alternatives = browser.js("document.querySelector('#decision-SHELL-QUOTING ul.alternatives').innerText")
