@@ -302,7 +302,9 @@ def judge_blocks(blocks: list[levels.Block], observed: Mapping[str, Any], done: 
                           lenient=block.level != levels.PROFILE, where=block.where, hooks=False)
         if twin is not None and reported is not None:
             missed += without_relations.judge(block.expect, reported, twin, block.where)
-        out.append((block, missed))
+        # in the scenario's words: ``${path:…}`` and ``${r1.run}``, never one sandbox's paths
+        out.append((block, [Mismatch(m.path, norm.text(m.message), norm(m.expected), norm(m.actual))
+                            for m in missed]))
     return out
 
 

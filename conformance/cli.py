@@ -118,9 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     generate.add_parser(sub)
     honesty.add_parser(sub)
-    page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each")
+    page = sub.add_parser("report", help="build the results page from JSON-lines reports, one column each "
+                                          "(without --html: print each report's terminal summary again)")
     page.add_argument("reports", nargs="+", type=Path, metavar="RUN.jsonl")
-    page.add_argument("--html", type=Path, required=True, metavar="OUT.html", help="the page to write")
+    page.add_argument("--html", type=Path, metavar="OUT.html",
+                      help="the page to write; without it, each report's terminal summary is printed again")
     cli_compare.add_parsers(sub, SELECTOR_HELP, AGENT_HELP)
     drv = sub.add_parser("driver", help="serve the protocol on stdin/stdout")
     drv.add_argument("name", choices=["reference"])
@@ -289,6 +291,8 @@ def _report(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if not head and not cases:
             err.write(f"teamai-conformance: error: {path}: not a teamai-conformance report (no header, no case)\n")
             return EXIT_USAGE
+    if args.html is None:
+        return _reprint(runs, out)
     texts: dict[str, dict[str, str]] = {}
     facts: dict[str, dict[str, object]] = {}
     root = (args.corpus or DEFAULT_ROOT).resolve()
@@ -306,6 +310,27 @@ def _report(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return EXIT_USAGE
     out.write(f"results page written to {args.html}\n")
     return EXIT_OK
+
+
+def _reprint(runs: list[report_jsonl.Run], out: IO[str]) -> int:
+    """Each report's terminal summary, as its run printed it (exit 1 when any holds an unexpected
+    outcome). The corpus's clause coverage is shown only for a run of the whole corpus."""
+    code = EXIT_OK
+    for n, (head, cases, foot) in enumerate(runs):
+        impl = head.get("implementation") or {}
+        name = f"{impl.get('name', '?')} {impl.get('version', '?')} via {impl.get('impl', '?')}"
+        results = [outcomes.from_json(line) for line in cases]
+        rerun = {str(line.get("id")): str(line.get("rerun") or "") for line in cases}
+        whole = (head.get("corpus") or {}).get("scenarios") == len(cases)
+        coverage = (foot or {}).get("clauses") if whole else None
+        if n:
+            out.write("\n")
+        out.write(report_terminal.render(results, coverage, name, rerun.__getitem__))
+        if foot is None:
+            out.write("(this report has no footer: the run was cut short)\n")
+        if any(r.outcome in outcomes.UNEXPECTED for r in results):
+            code = EXIT_UNEXPECTED
+    return code
 
 
 def _expectations_path(args: argparse.Namespace, root: Path) -> Path | None:
@@ -408,8 +433,8 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
     if args.update_expectations and exp_path is not None:
         written = _update_expectations(exp_path, expected, results)
     rerun = {r.id: _rerun(args, root, r.id) for r in results}
-    out.write(report_terminal.render(results, coverage, impl_name, rerun.__getitem__,
-                                     clause_summary["unit_tests_only"]))
+    whole = len(chosen) == len(corpus.scenarios)  # a selection cannot speak for the corpus's coverage
+    out.write(report_terminal.render(results, clause_summary if whole else None, impl_name, rerun.__getitem__))
     out.write(written)
     code = EXIT_UNEXPECTED if any(r.outcome in outcomes.UNEXPECTED for r in results) else EXIT_OK
     if args.report or args.html:
@@ -423,7 +448,7 @@ def _run(corpus: corpus_mod.Corpus, args: argparse.Namespace, out: IO[str], err:
         if args.html:
             report_html.write(args.html, [report_jsonl.build(head, results, foot, rerun, facts)])
     if args.junit:
-        report_junit.write(args.junit, results, args.impl)
+        report_junit.write(args.junit, results, args.impl, rerun)
     return code
 
 

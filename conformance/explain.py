@@ -20,12 +20,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import decisions, outcomes, placement
+from . import decisions, differential, outcomes, placement
 from .capabilities import action_of
 from .case_runner import RUN_ID
 from .corpus import Payload, Scenario
 from .decisions import describe, kind, run_line, settles_by_env, window
 from .driver import Driver
+from .expect import findings
 from .trace import Trace, reference_trace
 
 VOTES = "expect.votes."
@@ -122,6 +123,8 @@ def first_step(scenario: Scenario, ref: Trace, impl: Trace, ref_steps: Sequence[
                 found += decisions.compare_lines(ref_added, impl_added, r.log, m.log)
                 found += decisions.compare_lines(ref_removed, impl_removed, r.log, m.log, removed=True)
             found += decisions.compare_votes(r.votes, m.votes)
+            if not found:  # the same decisions: what it printed may still differ (relations, hits)
+                found += _output(step, ran_ref.get(index), ran_impl.get(index))
             before_ref, before_impl = r.log, m.log
         if found:
             out = {"index": index, "label": step_label(step), "decisions": found}
@@ -148,6 +151,63 @@ def _printed(step: Mapping[str, Any], ref: Mapping[str, Any] | None,
         out.append({"kind": "output", "decision": "hook exited non-zero",
                     "words": [f"implementation: exit {impl.get('exit')}; a hook must always exit 0"]})
     return out
+
+
+def _output(step: Mapping[str, Any], ref: Mapping[str, Any] | None,
+            impl: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """What a step printed differently where the proposals define the text: a recall's hits and
+    ``Related:`` lines, the findings of ``review`` and ``contribute``."""
+    if ref is None or impl is None:
+        return []
+    action = action_of(step)
+    if action == "recall" and not step.get("check"):
+        return _hits_differ(str(ref.get("stdout", "")), str(impl.get("stdout", "")))
+    if action in ("review", "contribute"):
+        return _findings_differ(findings(str(ref.get("stdout", "")), str(ref.get("stderr", ""))),
+                                findings(str(impl.get("stdout", "")), str(impl.get("stderr", ""))))
+    return []
+
+
+def _hits_differ(ref: str, impl: str) -> list[dict[str, Any]]:
+    """What a recall printed differently, as a reader of its output sees it: the hit list (the
+    count, each hit's header and ``File:`` line) and the ``Related:`` lines under each hit, with
+    paths in the scenario's words (both outputs are normalized). Scores and decoration are left out."""
+    out: list[dict[str, Any]] = []
+    a, b = differential.hits(ref), differential.hits(impl)
+    if a["start"] != b["start"]:
+        out.append({"kind": "output", "decision": "another number of hits",
+                    "words": [f"reference: {a['start']}", f"implementation: {b['start']}"]})
+    for i in range(max(len(a["hits"]), len(b["hits"]))):
+        x = a["hits"][i] if i < len(a["hits"]) else None
+        y = b["hits"][i] if i < len(b["hits"]) else None
+        if x == y:
+            continue
+        shown = lambda h: "no such hit" if h is None else f"{h['header']} (File: {h['file'] or '?'})"  # noqa: E731
+        out.append({"kind": "output", "decision": f"hit {i + 1} differs",
+                    "words": [f"reference: {shown(x)}", f"implementation: {shown(y)}"]})
+        break  # the first differing hit; the later ones usually shift with it
+    x_rel, y_rel = differential.related_by_file(ref), differential.related_by_file(impl)
+    for file in [f for f in x_rel if f in y_rel]:
+        missing = [line for line in x_rel[file] if line not in y_rel[file]]
+        extra = [line for line in y_rel[file] if line not in x_rel[file]]
+        if not missing and not extra and x_rel[file] == y_rel[file]:
+            continue
+        words = [f"under File: {file}"]
+        words += [f"reference only: Related: {line}" for line in missing]
+        words += [f"implementation only: Related: {line}" for line in extra]
+        if not missing and not extra:
+            words.append("the same Related: lines in another order: reference "
+                         + " | ".join(x_rel[file]) + "; implementation " + " | ".join(y_rel[file]))
+        out.append({"kind": "output", "decision": "Related: lines differ", "words": words})
+    return out
+
+
+def _findings_differ(ref: Sequence[str], impl: Sequence[str]) -> list[dict[str, Any]]:
+    if list(ref) == list(impl):
+        return []
+    words = [f"reference only: {line}" for line in ref if line not in impl]
+    words += [f"implementation only: {line}" for line in impl if line not in ref]
+    return [{"kind": "output", "decision": "findings differ", "words": words or ["the same findings in another order"]}]
 
 
 # --- the decisions behind a vote ------------------------------------------------------------

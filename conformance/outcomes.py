@@ -76,6 +76,20 @@ class CaseResult:
                 **({"explanation": self.explanation} if self.explanation is not None else {})}
 
 
+def from_json(line: Mapping[str, Any]) -> CaseResult:
+    """A case's line of a JSON-lines report as the result it was written from (what a terminal
+    report of it needs; a field an older report lacks takes its default)."""
+    known = {f for f in CaseResult.__dataclass_fields__}
+    fields = {k: v for k, v in line.items() if k in known and k != "partly"}
+    fields.setdefault("held", ["spec"])
+    for name in ("id", "title", "area", "outcome"):
+        fields[name] = str(fields.get(name) or "")
+    for name in ("agents", "clauses"):
+        fields[name] = list(fields.get(name) or [])
+    fields["duration"] = float(fields.get("duration") or 0.0)
+    return CaseResult(**fields)
+
+
 def settle(result: CaseResult, judged: list[tuple[Any, list[Any]]], hooks: list[Any]) -> None:
     """The case's verdict per level and its outcome from the levels it is held to.
 

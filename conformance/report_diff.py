@@ -70,6 +70,9 @@ def _upvotes(entry: Any) -> Any:
 
 
 def _as_lines(value: Any) -> list[str]:
+    """Text as its lines; anything else as indented JSON without the commas that end its items, so
+    an item added after the last one differs by that item alone, not by a comma on the one before."""
     if isinstance(value, str):
         return value.splitlines() or [""]
-    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str).splitlines()
+    text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    return [line[:-1] if line.endswith(",") else line for line in text.splitlines()]

@@ -1,14 +1,28 @@
 """The results page: one self-contained HTML file from one or more runs' reports.
 
-The numbers (totals, the clause and the agents x events matrices, the case list) are written
-into the HTML itself, so the page reads without script; a small inline script adds the filters,
-the drill-down of a case and the keyboard. No network, no external file: the page's style and
-script ship beside this module (``report_html.css``, ``report_html.js``) and are inlined, and
-the cases' details travel as one JSON block the script reads.
+The page opens on what a reader wants first: an area × implementation summary ("passing /
+total", coloured by the share that passes, the areas with failures first), the three numbers
+per implementation (spec conformance apart from the reference's decisions and its profile),
+the not-applicable cases by what the driver lacked, and the failing clauses, each failing case
+under the clause of its first difference from the reference. The summary, the totals and the
+decisions register are written into the HTML itself; an inline script draws the clause and the
+agents × events matrices and the case list from the data in the page, so they follow the
+filters, and keeps the filters and an open case in the URL's hash (a permalink).
+
+No network, no external file: the style and script ship beside this module
+(``report_html.css``, ``report_html.js``) and are inlined. The data travels as two JSON blocks:
+``report-data``, compact (every case's id, title, area, agents, clauses, hook events and per
+implementation its outcome, marks and level verdicts), read when the page opens, and
+``report-detail``, the drill-down (steps, mismatches and their diffs, observed state, the
+explanation) of only the cases some implementation does not plainly pass, gzipped in base64 and
+inflated the first time a case is opened. A case every implementation passes carries no detail: its dialog says so and
+gives the command that reruns it. Long texts in the detail are cut (``LIMITS``), each cut said.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 from collections.abc import Mapping, Sequence
@@ -23,6 +37,11 @@ SHORT = {outcomes.NOT_APPLICABLE: "n/a"}
 MARK_TEXT = {"partly": ("partly", "partly applicable: judged without the expectations the driver lacks a need of"),
              "vacuous": ("vacuous", "a pass an implementation doing nothing would also get")}
 CLAUSES_SHOWN = 3
+# What the drill-down keeps of one result: characters of a step's output, log lines at each end
+# of the observed log, mismatches, and lines of one diff.
+LIMITS = {"stdout": 2000, "log_ends": 12, "mismatches": 12, "diff": 60}
+FAILING_CLAUSES_SHOWN = 6
+DECISIONS_SHOWN = 4  # decisions named per column on the summary; the register lists them all
 
 
 def write(path: Path, runs: Sequence[Run], clause_texts: Mapping[str, Mapping[str, str]] | None = None,
@@ -34,6 +53,7 @@ def write(path: Path, runs: Sequence[Run], clause_texts: Mapping[str, Mapping[st
 def render(model: Mapping[str, Any]) -> str:
     columns = model["columns"]
     title = "Conformance results: " + " · ".join(c["label"] for c in columns)
+    compact, detail = page_data(model)
     parts = [
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -42,16 +62,276 @@ def render(model: Mapping[str, Any]) -> str:
         f'<p class="sub">{len(model["cases"])} cases · {len(columns)} implementation'
         f'{"s" if len(columns) != 1 else ""} · {len(model["clause_rows"])} clause rows in '
         f'{len(model["areas"])} areas</p>',
-        '<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#clauses">Clauses</a>'
+        '<nav aria-label="Sections"><a href="#summary">Summary</a><a href="#totals">Totals</a>'
+        '<a href="#decisions">Decisions</a><a href="#clauses">Clauses</a>'
         '<a href="#events">Agents × events</a><a href="#cases">Cases</a></nav></header>',
-        "<main>", _totals(columns), _filters(model), _clauses(model), _events(model), _cases(model), "</main>",
+        "<main>", _summary(model), _totals(columns), _decisions(model), _filters(model),
+        _clauses(model), _events(model), _cases(model), "</main>",
         '<dialog id="case-dialog" aria-labelledby="case-dialog-title"><div class="dlg-head">'
         '<h2 id="case-dialog-title"></h2><button type="button" class="close" data-close>Close (Esc)</button>'
         '</div><div id="case-dialog-body"></div></dialog>',
-        f'<script type="application/json" id="report-data">{_json(model)}</script>',
+        f'<script type="application/json" id="report-data">{_json(compact)}</script>',
+        f'<script type="application/octet-stream" id="report-detail" data-encoding="gzip+base64">'
+        f'{pack(detail)}</script>',
         f"<script>{_asset('report_html.js')}</script>", "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+# -- the data in the page ---------------------------------------------------------------------
+SPEC_CODE = {"pass": "p", "fail": "f", "none": "n"}
+PROFILE_CODE = {"pass": "p", "fail": "f", "none": "n", "unchecked": "u"}
+
+
+def page_data(model: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the compact data every view needs, the drill-down of the cases that carry one).
+
+    A case is ``[id, title, area index, agents, clauses, hooks as [agent, event], results, detail?]``
+    and a result (one per column, null when that run lacks the case) is a code: the outcome's index
+    in ``outcomes``, the spec verdict and the profile verdict (``SPEC_CODE``, ``PROFILE_CODE``; ``-``
+    when not judged), or ``[code, extras]`` with what is rarer (marks, lacking, decisions differed on,
+    the blamed clause). The clause rows are worked out in the page from the cases' clauses."""
+    columns = model["columns"]
+    cited = {cid for c in model["cases"] for cid in c["clauses"]} | {d["id"] for d in model["decisions"]}
+    clauses = {cid: {k: v for k, v in (info or {}).items() if k in ("text", "spec", "alternatives")}
+               for cid, info in model["clauses"].items() if cid in cited}
+    areas = list(model["areas"])
+    severity = list(report_model.SEVERITY)
+    cases = []
+    detail: dict[str, Any] = {}
+    for case in model["cases"]:
+        results = [_code(case["results"][c["key"]], severity) if c["key"] in case["results"] else None
+                   for c in columns]
+        hooks = [list(h) for h in dict.fromkeys((h.get("agent", ""), h.get("event", ""))
+                                                 for h in case.get("hooks") or [])]
+        row: list[Any] = [case["id"], case["title"], areas.index(case["area"]), case.get("agents") or 0,
+                          case.get("clauses") or 0, hooks or 0, results]
+        if any(_carries_detail(r) for r in case["results"].values()):
+            row.append(1)
+            detail[case["id"]] = _detail(case, columns)
+        cases.append(row)
+    cols = [{k: c[k] for k in ("key", "label", "rerun")} for c in columns]
+    return {"columns": cols, "clauses": clauses, "areas": areas, "outcomes": severity,
+            "events": {"agents": model["events"]["agents"], "events": model["events"]["events"]},
+            "cases": cases}, detail
+
+
+def _code(result: Mapping[str, Any], severity: Sequence[str]) -> Any:
+    """One result in the compact data (see :func:`page_data`)."""
+    levels = result.get("levels") or {}
+    code = (str(severity.index(result["outcome"])) if result["outcome"] in severity else "?") \
+        + (SPEC_CODE.get(levels.get("spec", ""), "-") + PROFILE_CODE.get(levels.get("profile", ""), "-")
+           if levels else "--")
+    extras: dict[str, Any] = {}
+    if result.get("partly"):
+        extras.update(partly=1, lacking=result.get("lacking") or [], skipped=result.get("skipped") or [])
+    if result.get("vacuous"):
+        extras["vacuous"] = result["vacuous"]
+    differ = sorted(d for d, v in (levels.get("decisions") or {}).items() if v == "differ")
+    if differ:
+        extras["differs"] = differ
+    if result.get("outcome") == outcomes.NOT_APPLICABLE and result.get("lacking"):
+        extras["lacking"] = result["lacking"]
+    if result.get("blame"):
+        extras["blame"] = result["blame"]["clause"]
+    return [code, extras] if extras else code
+
+
+def _carries_detail(result: Mapping[str, Any]) -> bool:
+    return not _plain(result) or bool(result.get("mismatches"))
+
+
+def _plain(result: Mapping[str, Any]) -> bool:
+    """A pass with nothing to show: no decision differed on, the profile not failed."""
+    levels = result.get("levels") or {}
+    differs = any(v == "differ" for v in (levels.get("decisions") or {}).values())
+    return result["outcome"] == outcomes.PASS and not differs and levels.get("profile") != "fail" \
+        and not result.get("mismatches")
+
+
+def _detail(case: Mapping[str, Any], columns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A case's drill-down: the scenario as written, and per column what it did. A column that
+    plainly passed keeps only its steps' exit statuses (its output is the reference's to compare
+    against only where another column differs, and its rerun shows it whole)."""
+    out: dict[str, Any] = {k: case[k] for k in ("path", "provenance", "plan", "expect", "decide", "profile")
+                           if case.get(k) is not None}
+    results = {}
+    for column in columns:
+        r = case["results"].get(column["key"])
+        if r is None:
+            continue
+        plain = _plain(r)
+        mine: dict[str, Any] = {k: r[k] for k in ("message", "reason", "duration", "blame")
+                                if r.get(k) not in (None, "")}
+        if r.get("explanation"):
+            mine["explanation"] = _explanation(r["explanation"])
+        rerun = str(r.get("rerun") or "")
+        if rerun and rerun != column["rerun"].replace("{id}", case["id"]):
+            mine["rerun"] = rerun
+        shown = r.get("mismatches") or []
+        mine["mismatches"] = [_mismatch(m) for m in shown[:LIMITS["mismatches"]]]
+        if len(shown) > LIMITS["mismatches"]:
+            mine["mismatches_omitted"] = len(shown) - LIMITS["mismatches"]
+        mine["steps"] = [_step(s, plain) for s in r.get("steps") or []]
+        if r.get("state") and not plain:
+            mine["state"] = _cut_diff(r["state"])
+        if "observed" in r and not plain:
+            mine["observed"] = _observed(r["observed"])
+        results[column["key"]] = mine
+    out["results"] = results
+    return out
+
+
+def _explanation(x: Mapping[str, Any]) -> dict[str, Any]:
+    """The explanation as the page shows it: each differing decision in its words (the two log
+    lines it was read from are in those words already)."""
+    out = dict(x)
+    first = x.get("first")
+    if isinstance(first, Mapping):
+        out["first"] = {**first, "decisions": [{k: v for k, v in d.items() if k not in ("reference", "implementation")}
+                                               for d in first.get("decisions") or []]}
+    return out
+
+
+def _mismatch(m: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: m[k] for k in ("path", "message", "level", "decision") if m.get(k) is not None}
+    out["diff"] = _cut_diff(m.get("diff") or [])
+    return out
+
+
+def _cut_diff(lines: Sequence[Sequence[str]]) -> list[Any]:
+    """A diff of at most ``LIMITS["diff"]`` lines, the unchanged ones far from a change left out first."""
+    lines = list(lines)
+    if len(lines) <= LIMITS["diff"]:
+        return lines
+    near = {i for i, line in enumerate(lines) if line[0] != " "}
+    keep = {j for i in near for j in range(i - 3, i + 4)}
+    out: list[Any] = []
+    skipped = 0
+    for i, line in enumerate(lines):
+        if i in keep and len(out) < LIMITS["diff"]:
+            if skipped:
+                out.append([" ", f"… {skipped} unchanged lines"])
+                skipped = 0
+            out.append(line)
+        else:
+            skipped += 1
+    if skipped:
+        out.append([" ", f"… {skipped} more lines"])
+    return out
+
+
+def _step(step: Mapping[str, Any], plain: bool = False) -> dict[str, Any]:
+    out = {k: step[k] for k in ("exit", "now") if step.get(k) is not None}
+    for stream in () if plain else ("stdout", "stderr"):
+        text = str(step.get(stream) or "")
+        if len(text) > LIMITS["stdout"]:
+            text = text[:LIMITS["stdout"]] + f"\n… {len(text) - LIMITS['stdout']} more characters (rerun the case)"
+        if text:
+            out[stream] = text
+    return out
+
+
+def _observed(observed: Any) -> Any:
+    if not isinstance(observed, Mapping):
+        return observed
+    out = {k: v for k, v in observed.items() if v not in (None, [], {})}
+    log = out.get("log")
+    ends = LIMITS["log_ends"]
+    if isinstance(log, list) and len(log) > 2 * ends:
+        out["log"] = log[:ends] + log[-ends:]
+        out["log_omitted"] = int(observed.get("log_omitted") or 0) + len(log) - 2 * ends
+    return out
+
+
+# -- what the HTML itself holds ---------------------------------------------------------------
+def _share_style(passed: int, total: int) -> str:
+    """A cell's colour by the share that passes: red at none, amber half way, green at all."""
+    if not total:
+        return ""
+    hue = round(120 * passed / total) if passed < total else 130
+    return f' style="background:hsl({hue} 62% {88 if passed < total else 86}%)"'
+
+
+def _summary(model: Mapping[str, Any]) -> str:
+    columns = model["columns"]
+    head = "".join(f'<th scope="col" class="impl">{_e(c["label"])}</th>' for c in columns)
+    rows = []
+    for row in model["summary"]:
+        tds = []
+        for c in columns:
+            cell = row["cells"][c["key"]]
+            text = f'{cell["pass"]} / {cell["total"]}' if cell["total"] else "–"
+            na = f' <span class="muted">· n/a {cell["na"]}</span>' if cell["na"] else ""
+            tds.append(f'<td class="share" data-col="{c["key"]}" data-area="{_e(row["area"])}" '
+                       f'data-pass="{cell["pass"]}" data-total="{cell["total"]}"{_share_style(cell["pass"], cell["total"])}>'
+                       f'<button type="button" class="cellbtn" data-area="{_e(row["area"])}" data-col="{c["key"]}" '
+                       f'data-failing="{int(cell["pass"] < cell["total"])}" title="show these cases">{text}</button>{na}</td>')
+        rows.append(f'<tr data-area="{_e(row["area"])}"><th scope="row">{_e(row["area"])}</th>{"".join(tds)}</tr>')
+    alls = []
+    for c in columns:
+        cells = [r["cells"][c["key"]] for r in model["summary"]]
+        p, t = sum(x["pass"] for x in cells), sum(x["total"] for x in cells)
+        alls.append(f'<td class="share" data-col="{c["key"]}" data-area=""{_share_style(p, t)}><b>{p} / {t}</b></td>')
+    rows.append(f'<tr class="all"><th scope="row">all areas</th>{"".join(alls)}</tr>')
+    return ('<section id="summary"><h2>Summary</h2><p class="hint">Cases passing of those judged (not n/a, not '
+            'skipped), by area, areas with failures first; a click lists them.</p><div class="summary-grid">'
+            f'<table class="summary"><thead><tr><th scope="col">area</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>{_levels(columns)}</div>{_failing(columns)}</section>')
+
+
+def _levels(columns: Sequence[Mapping[str, Any]]) -> str:
+    """The three numbers per implementation, spec conformance first and apart, and n/a by reason."""
+    head = "".join(f'<th scope="col" class="impl">{_e(c["label"])}</th>' for c in columns)
+    spec, dec, prof, na = [], [], [], []
+    for c in columns:
+        t = c["levels"]
+        s = t["spec"]
+        spec.append(f'<td class="spec" data-col="{c["key"]}" data-level="spec"{_share_style(s["pass"], s["total"])}>'
+                    f'<b>{s["pass"]} / {s["total"]}</b> hold</td>')
+        d = t["decisions"]
+        most = sorted(d["by_decision"].items(), key=lambda kv: (-kv[1], kv[0]))
+        by = ", ".join(f'<a href="#decision-{_e(k)}" class="dec">{_e(k)}</a> {v}' for k, v in most[:DECISIONS_SHOWN])
+        if len(most) > DECISIONS_SHOWN:
+            by += f', <a href="#decisions">{len(most) - DECISIONS_SHOWN} more</a>'
+
+        dec.append(f'<td data-col="{c["key"]}" data-level="decisions">{d["agree"]} agree · {d["differ"]} differ'
+                   + (f'<div class="small">differs on {by}</div>' if by else "") + "</td>")
+        p = t["profile"]
+        prof.append(f'<td data-col="{c["key"]}" data-level="profile">'
+                    + (f'{p["pass"]} / {p["total"]} hold' if p else '<span class="muted">not checked (no profile '
+                       'declared)</span>') + "</td>")
+        total = sum(n for _need, n in c["na"])
+        reasons = "; ".join(f"{_e(need)}: {n}" for need, n in c["na"])
+        na.append(f'<td data-col="{c["key"]}" data-level="na">{total}'
+                  + (f'<div class="small">{reasons}</div>' if reasons else "") + "</td>")
+    return ('<table class="levels"><thead><tr><th scope="col">level</th>' + head + "</tr></thead><tbody>"
+            '<tr class="spec-row"><th scope="row">spec <span class="muted">conformance to #884 and #1552'
+            f'</span></th>{"".join(spec)}</tr>'
+            '<tr><th scope="row">decisions <span class="muted">the reference\'s choices where the spec is silent'
+            f'</span></th>{"".join(dec)}</tr>'
+            f'<tr><th scope="row">profile <span class="muted">the reference\'s own formats</span></th>{"".join(prof)}</tr>'
+            f'<tr><th scope="row">n/a <span class="muted">by what the driver lacked</span></th>{"".join(na)}</tr>'
+            "</tbody></table>")
+
+
+def _failing(columns: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for c in columns:
+        groups = c.get("failing_clauses") or []
+        if not groups:
+            continue
+        items = "".join(f'<li><code>{_e(g["clause"])}</code> {len(g["cases"])} case{"s" if len(g["cases"]) != 1 else ""}'
+                        f' <span class="muted">{_e(g.get("seen", ""))}</span></li>'
+                        for g in groups[:FAILING_CLAUSES_SHOWN])
+        more = len(groups) - FAILING_CLAUSES_SHOWN
+        items += f'<li class="muted">… and {more} more clauses</li>' if more > 0 else ""
+        parts.append(f'<div class="failing" data-col="{c["key"]}"><h3>Failing clauses: {_e(c["label"])}</h3>'
+                     f'<ol>{items}</ol></div>')
+    if not parts:
+        return ""
+    return ('<p class="hint">Each failing case counts once, under the clause of its first difference from the '
+            f'reference.</p><div class="failing-grid">{"".join(parts)}</div>')
 
 
 def _totals(columns: Sequence[Mapping[str, Any]]) -> str:
@@ -78,6 +358,29 @@ def _totals(columns: Sequence[Mapping[str, Any]]) -> str:
             f'<ul class="runs">{runs}</ul></section>')
 
 
+def _decisions(model: Mapping[str, Any]) -> str:
+    """The decisions register as far as these cases cite it: each decision, its alternatives, and
+    per implementation how many cases agree and differ."""
+    if not model["decisions"]:
+        return ('<section id="decisions"><h2>Decisions</h2><p class="muted">No case in these reports cites a '
+                'decision.</p></section>')
+    columns = model["columns"]
+    items = []
+    for d in model["decisions"]:
+        counts = " · ".join(
+            f'<span data-col="{c["key"]}" class="{"differs" if d["counts"][c["key"]]["differ"] else ""}">'
+            f'{_e(c["label"])}: {d["counts"][c["key"]]["agree"]} agree, {d["counts"][c["key"]]["differ"]} differ</span>'
+            for c in columns)
+        alts = "".join(f"<li>{_e(a)}</li>" for a in d["alternatives"]) or \
+            '<li class="muted">(the register names no alternative)</li>'
+        items.append(f'<details class="decision" id="decision-{_e(d["id"])}" data-decision="{_e(d["id"])}">'
+                     f'<summary><code>{_e(d["id"])}</code> <span class="small">{counts}</span></summary>'
+                     f'<p>{_e(d["text"])}</p><p class="muted">An implementation may instead:</p>'
+                     f'<ul class="alternatives">{alts}</ul></details>')
+    return ('<section id="decisions"><h2>Decisions <span class="muted">(where the spec is silent and the reference '
+            'chose; differing is not failing)</span></h2>' + "".join(items) + "</section>")
+
+
 def _select(name: str, label: str, options: Sequence[tuple[str, str]]) -> str:
     opts = "".join(f'<option value="{_e(v)}">{_e(t)}</option>' for v, t in options)
     return f'<label>{_e(label)} <select id="f-{name}" data-filter="{name}">{opts}</select></label>'
@@ -86,7 +389,8 @@ def _select(name: str, label: str, options: Sequence[tuple[str, str]]) -> str:
 def _filters(model: Mapping[str, Any]) -> str:
     agents = sorted({a for c in model["cases"] for a in c["agents"]})
     events = sorted({e for c in model["cases"] for e in c["events"]})
-    outcome_opts = [("", "any"), ("unexpected", "unexpected")]
+    outcome_opts = [("", "any"), ("unexpected", "unexpected"), ("differs", "differs on a decision"),
+                    ("profile-fail", "fails the profile")]
     outcome_opts += [(o, SHORT.get(o, o)) for o in report_model.SEVERITY[::-1]]
     outcome_opts += [(m, MARK_TEXT[m][0] + " (mark)") for m in report_model.MARKS]
     parts = [
@@ -108,43 +412,15 @@ def _filters(model: Mapping[str, Any]) -> str:
             f'</output></form>')
 
 
-def _chips(counts: Mapping[str, int]) -> str:
-    if not counts:
-        return '<span class="none">not run</span>'
-    return " ".join(f'<span class="o o-{o}" data-outcome="{o}">{_e(SHORT.get(o, o))} <b>{counts[o]}</b></span>'
-                    for o in report_model.SEVERITY[::-1] if counts.get(o))
-
-
-def _cell(counts: Mapping[str, int], key: str) -> str:
-    bad = report_model.worst(counts) or "none"
-    return f'<td class="cell w-{bad}" data-col="{key}">{_chips(counts)}</td>'
-
-
 def _col_heads(model: Mapping[str, Any]) -> str:
     return "".join(f'<th scope="col" class="impl">{_e(c["label"])}</th>' for c in model["columns"])
 
 
 def _clauses(model: Mapping[str, Any]) -> str:
-    texts = model["clauses"]
-    ncols = 3 + len(model["columns"])
-    body = []
-    for area in model["areas"]:
-        rows = [r for r in model["clause_rows"] if r["area"] == area]
-        ncases = sum(1 for c in model["cases"] if c["area"] == area)
-        body.append(f'<tbody data-area="{_e(area)}"><tr class="group"><th colspan="{ncols}" scope="rowgroup">'
-                    f'{_e(area)} <span class="muted">{len(rows)} clauses · {ncases} cases</span></th></tr>')
-        for r in rows:
-            info = texts.get(r["clause"]) or {}
-            text = info.get("text") or "(not in the catalogue)"
-            cells = "".join(_cell(r["counts"][c["key"]], c["key"]) for c in model["columns"])
-            body.append(f'<tr class="clause" tabindex="0" aria-expanded="false" data-area="{_e(area)}" '
-                        f'data-clause="{_e(r["clause"])}"><th scope="row" class="cid">{_e(r["clause"])}</th>'
-                        f'<td class="text">{_e(text)}</td><td class="num">{len(r["cases"])}</td>{cells}</tr>')
-        body.append("</tbody>")
     return ('<section id="clauses"><h2>Clauses × implementations</h2><p class="hint">A cell counts the cases '
-            'of the area that name the clause. Enter (or a click) on a row lists its cases.</p>'
+            'of the area that name the clause and pass the filters. Enter (or a click) on a row lists its cases.</p>'
             '<table class="matrix clauses"><thead><tr><th scope="col">clause</th><th scope="col">text</th>'
-            f'<th scope="col" class="num">cases</th>{_col_heads(model)}</tr></thead>{"".join(body)}</table></section>')
+            f'<th scope="col" class="num">cases</th>{_col_heads(model)}</tr></thead></table></section>')
 
 
 def _events(model: Mapping[str, Any]) -> str:
@@ -152,68 +428,33 @@ def _events(model: Mapping[str, Any]) -> str:
     if not ev["cells"]:
         return '<section id="events"><h2>Agents × events</h2><p class="muted">No attribution case with hook ' \
                'steps in these reports.</p></section>'
-    cells = {(c["agent"], c["event"]): c for c in ev["cells"]}
-    cols = model["columns"]
-    head = "".join(f'<th scope="col" colspan="{len(cols)}" class="ev">{_e(e)}</th>' for e in ev["events"])
-    sub = "".join(f'<th scope="col" class="impl">{_e(c["label"])}</th>' for _ in ev["events"] for c in cols)
-    rows = []
-    for agent in ev["agents"]:
-        tds = []
-        for event in ev["events"]:
-            cell = cells.get((agent, event))
-            for c in cols:
-                if cell is None:
-                    tds.append('<td class="cell empty"></td>')
-                    continue
-                counts = cell["counts"][c["key"]]
-                bad = report_model.worst(counts) or "none"
-                tds.append(f'<td class="cell w-{bad}" data-col="{c["key"]}"><button type="button" class="evbtn" '
-                           f'data-agent="{_e(agent)}" data-event="{_e(event)}" title="show these '
-                           f'{len(cell["cases"])} cases">{_chips(counts)}</button></td>')
-        rows.append(f'<tr data-agent="{_e(agent)}"><th scope="row">{_e(agent)}</th>{"".join(tds)}</tr>')
     return ('<section id="events"><h2>Agents × events <span class="muted">(attribution cases)</span></h2>'
-            '<p class="hint">A cell counts the attribution cases with a hook step of that agent and event; '
-            'a click shows them in the case list.</p><div class="scroll"><table class="matrix events"><thead>'
-            f'<tr><th scope="col" rowspan="2">agent</th>{head}</tr><tr>{sub}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div></section>')
+            '<p class="hint">A cell counts the attribution cases with a hook step of that agent and event that '
+            'pass the filters; a click shows them in the case list.</p><div class="scroll">'
+            '<table class="matrix events"></table></div></section>')
 
 
 def _cases(model: Mapping[str, Any]) -> str:
-    rows = []
-    for case in model["cases"]:
-        shown = case["clauses"][:CLAUSES_SHOWN]
-        more = len(case["clauses"]) - len(shown)
-        clauses = _e(", ".join(shown)) + (f' <span class="muted">+{more}</span>' if more > 0 else "")
-        cells = []
-        for c in model["columns"]:
-            result = case["results"].get(c["key"])
-            if result is None:
-                cells.append(f'<td class="cell" data-col="{c["key"]}"><span class="none">not run</span></td>')
-            else:
-                o = result["outcome"]
-                cells.append(f'<td class="cell w-{_e(o)}" data-col="{c["key"]}" data-outcome="{_e(o)}">'
-                             f'<span class="o o-{_e(o)}">{_e(SHORT.get(o, o))}</span>{_marks(result)}</td>')
-        rows.append(f'<tr class="case" tabindex="0" data-case="{_e(case["id"])}" aria-haspopup="dialog">'
-                    f'<th scope="row"><span class="cid">{_e(case["id"])}</span><span class="title">'
-                    f'{_e(case["title"])}</span></th><td>{_e(case["area"])}</td>'
-                    f'<td>{_e(", ".join(case["agents"]) or "–")}</td><td class="cl">{clauses}</td>{"".join(cells)}</tr>')
     return ('<section id="cases"><h2>Cases</h2><p class="hint">Enter (or a click) on a row opens the case: '
-            'its steps, expected against observed state, mismatches, provenance and the command that reruns it.'
-            '</p><table class="matrix cases"><thead><tr><th scope="col">case</th><th scope="col">area</th>'
-            f'<th scope="col">agents</th><th scope="col">clauses</th>{_col_heads(model)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></section>')
+            'its steps, expected against observed state, mismatches, the explanation and the command that reruns '
+            'it. Failing cases first.</p><table class="matrix cases"><thead><tr><th scope="col">case</th>'
+            '<th scope="col">area</th><th scope="col">agents</th><th scope="col">clauses</th>'
+            f'{_col_heads(model)}</tr></thead><tbody></tbody></table>'
+            '<p class="more" hidden><button type="button" id="more-cases"></button></p></section>')
 
 
-def _marks(result: Mapping[str, Any]) -> str:
-    """The marks of one cell: ``partly`` (with what was left out) and ``vacuous`` (with why)."""
-    out = []
-    if result.get("partly"):
-        tip = f"partly applicable, without {', '.join(result.get('lacking') or [])}: " \
-              + ", ".join(result.get("skipped") or [])
-        out.append(f'<span class="mark m-partly" data-mark="partly" title="{_e(tip)}">partly</span>')
-    if result.get("vacuous"):
-        out.append(f'<span class="mark m-vacuous" data-mark="vacuous" title="{_e(result["vacuous"])}">vacuous</span>')
-    return "".join(out)
+def pack(value: Any) -> str:
+    """JSON, gzipped (no timestamp, so the same page has the same bytes) and in base64: the
+    drill-down is the page's bulk, and the browser inflates it (``DecompressionStream``)."""
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack(page: str) -> Any:
+    """The drill-down a page carries, as :func:`pack` wrote it (for tests and tools)."""
+    start = page.index('id="report-detail"')
+    body = page[page.index(">", start) + 1:page.index("</script>", start)]
+    return json.loads(gzip.decompress(base64.b64decode(body)).decode("utf-8"))
 
 
 def _asset(name: str) -> str:

@@ -6,7 +6,9 @@ the results page) could be rebuilt from these lines.
 Fields were added over time, never renamed or removed, so a reader of a newer report keeps
 working on an older one: the header's ``clauses`` (the catalogue's texts) and ``expectations``,
 and each case's ``observed`` state and the facts its scenario holds (``path``, ``provenance``,
-``plan``, ``expect``, ``hooks``) may be absent. An observed log longer than ``2 * LOG_KEPT``
+``plan``, ``expect``, ``hooks``) may be absent, as may a failing case's ``blame`` (the clause of its
+first difference from the reference, ``report_explain.blame``) and the footer's ``levels`` and
+``failing_clauses`` (the failing cases grouped by that clause). An observed log longer than ``2 * LOG_KEPT``
 lines keeps its ends, and ``observed.log_omitted`` counts the lines left out between them.
 """
 
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import __version__, outcomes, protocol
+from . import __version__, outcomes, protocol, report_explain
 from .capabilities import action_of
 from .clauses import Clause
 from .corpus import Payload, Scenario
@@ -48,7 +50,9 @@ def header(implementation: dict[str, Any], corpus: dict[str, Any], started: str,
 
 
 def clause_texts(clauses: Iterable[Clause]) -> dict[str, dict[str, str]]:
-    return {c.id: {"text": c.text, "spec": c.spec, "section": c.section} for c in clauses}
+    """Each clause's text, level and section; a decision's also the alternatives an implementation may take."""
+    return {c.id: {"text": c.text, "spec": c.spec, "section": c.section,
+                   **({"alternatives": list(c.alternatives)} if c.alternatives else {})} for c in clauses}
 
 
 def footer(results: Iterable[CaseResult], finished: str, exit_code: int,
@@ -57,8 +61,8 @@ def footer(results: Iterable[CaseResult], finished: str, exit_code: int,
     unit_tests_only and untested, the same numbers the terminal report shows."""
     results = list(results)
     out = {"kind": "footer", "totals": dict(Counter(r.outcome for r in results)),
-           "levels": outcomes.level_totals(results), "finished": finished,
-           "exit": exit_code}
+           "levels": outcomes.level_totals(results), "failing_clauses": report_explain.rollup(results),
+           "finished": finished, "exit": exit_code}
     if clauses is not None:
         out["clauses"] = clauses
     return out
@@ -96,6 +100,9 @@ def build(head: dict[str, Any], results: list[CaseResult], foot: dict[str, Any],
     cases = []
     for r in results:
         line = {"kind": "case", **r.to_json(), "rerun": rerun.get(r.id, ""), **(case_facts or {}).get(r.id, {})}
+        blamed = report_explain.blame(r)
+        if blamed is not None:
+            line["blame"] = blamed
         if "observed" in line:
             line["observed"] = _bounded(line["observed"])
         cases.append(line)

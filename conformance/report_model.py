@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import outcomes, report_diff
+from . import outcomes, report_diff, report_explain
 from .report_jsonl import Run
 
 AREAS = ("recall", "attribution", "reducer", "retention", "stats", "relations", "review", "contribute",
@@ -54,11 +54,60 @@ def build(runs: Sequence[Run], clause_texts: Mapping[str, Mapping[str, str]] | N
                 result["state"] = report_diff.state(case.get("expect") or {}, result.get("observed"))
     texts: dict[str, Any] = dict(clause_texts or {})
     for head, _lines, _foot in runs:
-        texts.update(head.get("clauses") or {})
+        for cid, info in (head.get("clauses") or {}).items():  # a report's text beside the corpus's alternatives
+            texts[cid] = {**(texts.get(cid) or {}), **info}
     ordered = sorted(cases.values(), key=lambda c: (_area_rank(c["area"]), c["area"]))
     return {"columns": columns, "cases": ordered, "clauses": texts, "areas": _areas(ordered),
             "clause_rows": _clause_rows(ordered, columns, texts), "events": _events(ordered, columns),
-            "outcomes": list(SEVERITY)}
+            "outcomes": list(SEVERITY), "summary": summary(ordered, columns),
+            "decisions": _decisions(ordered, columns, texts)}
+
+
+PASSING = (outcomes.PASS,)
+NOT_JUDGED = (outcomes.NOT_APPLICABLE, outcomes.SKIP)
+
+
+def summary(cases: Sequence[Mapping[str, Any]], columns: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per area: per column the cases that pass of those judged (not n/a, not skipped),
+    and the n/a ones by what the driver lacked. Rows with the smallest share passing come first,
+    so failures lead; an area every column passes keeps the catalogue's order after them."""
+    rows = []
+    for area in _areas(cases):
+        cells = {}
+        for column in columns:
+            mine = [c["results"][column["key"]] for c in cases if c["area"] == area and column["key"] in c["results"]]
+            judged = [r for r in mine if r["outcome"] not in NOT_JUDGED]
+            cells[column["key"]] = {"pass": sum(r["outcome"] in PASSING for r in judged), "total": len(judged),
+                                    "na": sum(r["outcome"] == outcomes.NOT_APPLICABLE for r in mine),
+                                    "cases": len(mine)}
+        worst = min((c["pass"] / c["total"] for c in cells.values() if c["total"]), default=1.0)
+        rows.append({"area": area, "cells": cells, "_worst": worst})
+    rows.sort(key=lambda r: (r["_worst"] >= 1.0, r["_worst"]))  # stable: catalogue order within ties
+    for r in rows:
+        r.pop("_worst")
+    return rows
+
+
+def _decisions(cases: Sequence[Mapping[str, Any]], columns: Sequence[Mapping[str, Any]],
+               texts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The decisions the cases cite (``decide:``) or a column differs on, each with its text, the
+    alternatives an implementation may take, and per column how many cases agree and differ."""
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for case in cases:
+        for key, result in case["results"].items():
+            for name, verdict in ((result.get("levels") or {}).get("decisions") or {}).items():
+                cell = counts.setdefault(name, {}).setdefault(key, {"agree": 0, "differ": 0})
+                cell[verdict if verdict in cell else "differ"] += 1
+    named = {cid for cid, info in texts.items() if (info or {}).get("spec") == "decision"}
+    cited = {cid for case in cases for cid in case["clauses"] if cid in named}
+    out = []
+    for name in sorted(set(counts) | cited):
+        info = texts.get(name) or {}
+        out.append({"id": name, "text": info.get("text", ""), "alternatives": list(info.get("alternatives") or []),
+                    "counts": {c["key"]: counts.get(name, {}).get(c["key"], {"agree": 0, "differ": 0})
+                               for c in columns}})
+    out.sort(key=lambda d: (-sum(x["differ"] for x in d["counts"].values()), d["id"]))
+    return out
 
 
 def worst(counts: Mapping[str, int]) -> str | None:
@@ -89,8 +138,34 @@ def _columns(runs: Sequence[Run]) -> list[dict[str, Any]]:
                     "finished": (foot or {}).get("finished", ""), "complete": foot is not None,
                     "exit": (foot or {}).get("exit"), "expectations": head.get("expectations", ""),
                     "cases": len(lines), "totals": dict(Counter(str(x.get("outcome")) for x in lines)),
-                    "marks": {m: sum(1 for x in lines if x.get(m)) for m in MARKS}})
+                    "marks": {m: sum(1 for x in lines if x.get(m)) for m in MARKS},
+                    "levels": outcomes.level_totals(lines),
+                    "na": _na_reasons(lines),
+                    "failing_clauses": (foot or {}).get("failing_clauses") or report_explain.rollup(lines),
+                    "rerun": _rerun_template(lines)})
     return out
+
+
+def _na_reasons(lines: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    """Not-applicable cases by what the driver lacked (several needs together counted once), most first."""
+    groups = Counter(" + ".join(x.get("lacking") or []) or "?" for x in lines
+                     if x.get("outcome") == outcomes.NOT_APPLICABLE)
+    return [[need, n] for need, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _rerun_template(lines: Sequence[Mapping[str, Any]]) -> str:
+    """The rerun command with ``{id}`` for the case id, when every case's command has that shape
+    (the page then rebuilds it instead of carrying it per case); else empty."""
+    template = ""
+    for x in lines:
+        rerun, case = str(x.get("rerun") or ""), str(x.get("id", ""))
+        if not rerun:
+            continue
+        mine = rerun.replace(f"--only {shlex.quote(case)}", "--only {id}", 1)
+        if "{id}" not in mine or (template and mine != template):
+            return ""
+        template = mine
+    return template
 
 
 def _short_impl(impl: str) -> str:
@@ -111,6 +186,13 @@ def _result(line: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
     out = {"outcome": str(line.get("outcome", "")), "message": line.get("message", ""),
            "reason": line.get("reason", ""), "mismatches": mismatches, "steps": line.get("steps") or [],
            "duration": line.get("duration"), "rerun": line.get("rerun", "")}
+    if line.get("levels"):
+        out["levels"] = line["levels"]
+    blamed = line.get("blame") or report_explain.blame(line)
+    if blamed:
+        out["blame"] = blamed
+    if line.get("lacking"):
+        out["lacking"] = list(line["lacking"])
     if line.get("explanation"):
         out["explanation"] = line["explanation"]
     if line.get("partly"):

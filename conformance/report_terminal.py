@@ -94,10 +94,11 @@ def marks_lines(results: list[CaseResult]) -> list[str]:
     return out
 
 
-def render(results: list[CaseResult], coverage: dict[str, int], implementation: str,
-           rerun: Callable[[str], str], unit_only: list[str] | None = None) -> str:
-    """``unit_only``: clauses no scenario tests but the reference's unit tests cover; they are
-    listed apart, so the untested list holds only clauses with neither."""
+def render(results: list[CaseResult], coverage: dict[str, Any] | None, implementation: str,
+           rerun: Callable[[str], str]) -> str:
+    """``coverage``: the corpus's clause coverage (``clauses.summary``: total, by_scenarios,
+    unit_tests_only, untested), shown only for a run of the whole corpus; None leaves it out, as
+    for a run of a selection, whose cases cannot speak for the corpus."""
     out: list[str] = [f"teamai-conformance: {len(results)} cases against {implementation}"]
     totals = Counter(r.outcome for r in results)
     out.append("totals: " + ", ".join(f"{SHORT.get(c, c)} {totals[c]}" for c in COLUMNS if totals[c]))
@@ -114,17 +115,7 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
             by_agent[agent].append(r)
     out += _table("area", by_area) + [""] + _table("agent", by_agent) + [""]
     if coverage:
-        tested = sum(1 for n in coverage.values() if n)
-        out.append(f"clauses: {tested}/{len(coverage)} tested by at least one scenario")
-        units = [c for c in unit_only or [] if not coverage.get(c)]
-        if units:
-            out += textwrap.wrap(f"tested only by the reference's unit tests ({len(units)}): " + ", ".join(units),
-                                 100, subsequent_indent="  ", break_on_hyphens=False)
-        untested = [c for c, n in coverage.items() if not n and c not in units]
-        if untested:
-            out += textwrap.wrap("untested clauses: " + ", ".join(untested), 100, subsequent_indent="  ",
-                                 break_on_hyphens=False)
-        out.append("")
+        out += coverage_lines(coverage) + [""]
     bad = [r for r in results if r.outcome in outcomes.UNEXPECTED]
     for r in bad:
         out += failure_block(r, rerun(r.id)) + [""]
@@ -133,6 +124,20 @@ def render(results: list[CaseResult], coverage: dict[str, int], implementation: 
     verdict = "all outcomes as expected" if not bad else f"{len(bad)} unexpected outcome(s)"
     out.append(verdict)
     return "\n".join(out) + "\n"
+
+
+def coverage_lines(summary: dict[str, Any]) -> list[str]:
+    """The clause coverage: tested by scenarios, only by the reference's unit tests, untested."""
+    out = [f"clauses: {summary.get('by_scenarios', 0)}/{summary.get('total', 0)} tested by at least one scenario"]
+    units = list(summary.get("unit_tests_only") or [])
+    if units:
+        out += textwrap.wrap(f"tested only by the reference's unit tests ({len(units)}): " + ", ".join(units),
+                             100, subsequent_indent="  ", break_on_hyphens=False)
+    untested = list(summary.get("untested") or [])
+    if untested:
+        out += textwrap.wrap("untested clauses: " + ", ".join(untested), 100, subsequent_indent="  ",
+                             break_on_hyphens=False)
+    return out
 
 
 class Progress:

@@ -107,9 +107,16 @@ class Browser:
         return dict(json.loads(raw))
 
     # -- what a test does -----------------------------------------------------------------
-    def open(self, path: Path) -> None:
+    def open(self, path: Path, fragment: str = "") -> None:
+        """Load the file (``fragment``: the URL's hash, without ``#``), from a blank page so the
+        load is a new one even when only the hash differs from what is open."""
         self.events.clear()
-        self.page("Page.navigate", {"url": path.resolve().as_uri()})
+        self.page("Page.navigate", {"url": "about:blank"})
+        deadline = time.monotonic() + self.timeout
+        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
+            self.events.append(self._read(deadline))
+        self.events.clear()
+        self.page("Page.navigate", {"url": path.resolve().as_uri() + (f"#{fragment}" if fragment else "")})
         deadline = time.monotonic() + self.timeout
         while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
             self.events.append(self._read(deadline))
@@ -133,9 +140,13 @@ class Browser:
         self.page("Input.dispatchKeyEvent", down)
         self.page("Input.dispatchKeyEvent", {**down, "type": "keyUp", "text": ""})
 
-    def screenshot(self, path: Path, full_height: int | None = None) -> None:
+    def screenshot(self, path: Path, full_height: int | None = None, clip: dict[str, float] | None = None) -> None:
+        """The page as a PNG: the viewport, the whole height given, or the ``clip`` box (x, y, width, height)."""
         params: dict[str, Any] = {"format": "png"}
-        if full_height:
+        if clip:
+            params["clip"] = {**clip, "scale": 1}
+            params["captureBeyondViewport"] = True
+        elif full_height:
             params["clip"] = {"x": 0, "y": 0, "width": 1280, "height": full_height, "scale": 1}
             params["captureBeyondViewport"] = True
         path.write_bytes(base64.b64decode(self.page("Page.captureScreenshot", params)["data"]))
@@ -162,3 +173,50 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def png_pixels(data: bytes) -> tuple[int, int, list[bytes], int]:
+    """(width, height, rows of raw pixel bytes, bytes per pixel) of an 8-bit, non-interlaced RGB or
+    RGBA PNG such as Chromium's screenshots, with the standard library only."""
+    import struct
+    import zlib
+
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, width = 8, b"", 0
+    height = depth = color = interlace = 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color, _c, _f, interlace = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    if depth != 8 or color not in (2, 6) or interlace:
+        raise ValueError(f"unsupported PNG: depth {depth}, colour type {color}, interlace {interlace}")
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows: list[bytes] = []
+    prev = bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, rows, bpp

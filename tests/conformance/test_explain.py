@@ -138,20 +138,27 @@ def test_failing_clauses_are_rolled_up_under_the_cases(fake):
     rollup_lines = rollup.split("\n\n", 1)[0].splitlines()
     # the broken rule is one line with every case under it, first; the case settled by its environment passes
     assert rollup_lines[0] == ("  CLAIM-PARSED-COMMAND: 3 cases (attr-claim-absolute-binary, attr-claim-after-cd, "
-                               "attr-claim-npx)")
+                               "attr-claim-npx): claim rejected")
     assert head.rindex("FAIL attr-claim-npx") < len(head)  # under the per-case list
     assert not any("ADOPT-READ-TOOL" in line for line in rollup_lines)
 
 
-def test_the_roll_up_counts_cases_per_clause_most_first():
-    def result(case: str, outcome: str, *clauses: str) -> outcomes.CaseResult:
-        return outcomes.CaseResult(case, "", "a", [], list(clauses), outcome)
+def test_the_roll_up_blames_each_failing_case_once_most_first():
+    def result(case: str, outcome: str, *clauses: str, **extra) -> outcomes.CaseResult:
+        return outcomes.CaseResult(case, "", "a", [], list(clauses), outcome, **extra)
 
-    results = [result("a", outcomes.FAIL, "X", "Y"), result("b", outcomes.CRASH, "Y"), result("c", outcomes.PASS, "Z"),
-               result("d", outcomes.XFAIL, "Z"), result("e", outcomes.FAIL, "Y", "Y"), result("f", outcomes.XPASS, "Z"),
-               *(result(f"y{i}", outcomes.ERROR, "Y") for i in range(3))]
+    why = {"first": {"index": 1, "decisions": [{"kind": "evidence", "decision": "evidence not recorded"}]}}
+    claim = {"first": {"index": 0, "decisions": [{"kind": "claim", "decision": "claim rejected"}]}}
+    results = [result("a", outcomes.FAIL, "X", "Y", explanation=why), result("b", outcomes.CRASH, "Y"),
+               result("c", outcomes.PASS, "Z"), result("d", outcomes.XFAIL, "Z"),
+               result("e", outcomes.FAIL, "Y", "CLAIM-RUN-EXISTS", explanation=claim), result("f", outcomes.XPASS, "Z"),
+               *(result(f"y{i}", outcomes.ERROR, "Y") for i in range(3)),
+               result("g", outcomes.FAIL, "Y", mismatches=[{"path": "decide.D-1.votes", "message": "m",
+                                                            "level": "decision", "decision": "D-1"}],
+                      held=["spec", "decision", "profile"])]
     assert report_explain.failing_clauses(results) == [
-        "failing clauses:", "  Y: 6 cases (a, b, e, y0, …)", "  X: 1 case (a)"]
+        "failing clauses:", "  Y: 4 cases (b, y0, y1, y2): error", "  CLAIM-RUN-EXISTS: 1 case (e): claim rejected",
+        "  D-1: 1 case (g): m", "  EVIDENCE-LINE: 1 case (a): evidence not recorded"]
     assert report_explain.failing_clauses(results[2:4]) == []
 
 
@@ -307,3 +314,20 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
     assert first["index"] == 0 and [d["decision"] for d in first["decisions"]] == [
         "run id not printed", "run not recorded", "recall not counted"]
     assert result.explanation["summary"].startswith('step 1 [recall "redis timeout" as r1]: run id not printed')
+
+
+def test_an_output_failure_says_which_related_line_differs_in_the_scenario_s_words(fake, tmp_path):
+    report = tmp_path / "r.jsonl"
+    code, out, _ = _run("run", "--impl", fake("no-related"), "--only", "rel-arrow-out-learning-declares",
+                        "--report", str(report))
+    assert code == cli.EXIT_UNEXPECTED
+    case = _cases(report)["rel-arrow-out-learning-declares"]
+    explanation = case["explanation"]
+    assert explanation["summary"] == 'step 1 [recall "zebra" as out]: Related: lines differ'
+    assert explanation["first"]["decisions"][0]["words"] == [
+        "under File: ${path:rules/zebra.md}", "reference only: Related: ← CONFLICTS_WITH ${path:learnings/quokka}"]
+    (mismatch,) = case["mismatches"]
+    assert mismatch["expected"] == ["← CONFLICTS_WITH ${path:learnings/quokka}"] and mismatch["actual"] == []
+    block = out[out.index("FAIL rel-arrow-out-learning-declares"):]
+    assert "every step left the same decisions" not in block and str(tmp_path) not in block
+    assert "/tc-" not in block.split("  rerun:")[0]  # no sandbox path

@@ -74,10 +74,18 @@ def test_json_lines_and_junit_reports(tmp_path):
     assert head["kind"] == "header" and head["protocol"] == 1 and head["implementation"]["name"] == "teamai-ref"
     assert {c["id"]: c["outcome"] for c in cases}["fx-designed-to-fail"] == "fail"
     assert foot == {"kind": "footer", "totals": {"pass": 3, "fail": 1}, "finished": foot["finished"], "exit": 1,
-                    "clauses": {"total": 6, "by_scenarios": 5, "unit_tests_only": [], "untested": ["FX-UNTESTED"]}}
+                    "clauses": {"total": 6, "by_scenarios": 5, "unit_tests_only": [], "untested": ["FX-UNTESTED"]},
+                    "levels": foot["levels"],
+                    "failing_clauses": [{"clause": "FX-RUN-RECORD", "cases": ["fx-designed-to-fail"],
+                                         "seen": "vote counter differs"}]}
+    assert foot["levels"]["spec"] == {"pass": 3, "total": 4}
+    assert {c["id"]: c.get("blame") for c in cases}["fx-designed-to-fail"] == {
+        "clause": "FX-RUN-RECORD", "why": "expect.votes.redis-timeout.recalled_count: vote counter differs"}
     suites = ET.parse(junit).getroot()
     names = {tc.get("name"): tc for tc in suites.iter("testcase")}
-    assert names["fx-designed-to-fail"].find("failure") is not None
+    failure = names["fx-designed-to-fail"].find("failure")
+    assert failure is not None and "why: every step left the same decisions" in failure.get("message")
+    assert failure.text.rstrip().endswith(f"rerun: teamai-conformance --corpus {CORPUS} run --only fx-designed-to-fail")
     assert names["fx-recall-prints-hit"].find("failure") is None
 
 
