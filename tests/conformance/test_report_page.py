@@ -226,9 +226,9 @@ def test_the_page_shows_the_reports_numbers(browser, page, runs):
     cells = browser.js("""Array.from(document.querySelectorAll('#cases tr.case')).map(tr => [tr.dataset.case,
         Array.from(tr.querySelectorAll('td[data-col]')).map(td => [td.querySelector('.o').textContent.trim(),
           Array.from(td.querySelectorAll('[data-mark]')).map(m => m.dataset.mark)])])""")
-    for case_id, outcomes in cells:
+    for case_id, shown in cells:
         expected = [next(c for c in cases if c["id"] == case_id) for _h, cases, _f in reports]
-        assert outcomes == [[c["outcome"].replace("not-applicable", "n/a"), [m for m in report_model.MARKS if c.get(m)]]
+        assert shown == [[c["outcome"].replace("not-applicable", "n/a"), [m for m in report_model.MARKS if c.get(m)]]
                             for c in expected]
     clause_cells = browser.js("""Array.from(document.querySelectorAll('#clauses tr.clause')).map(tr =>
         [tr.dataset.area, tr.dataset.clause, Array.from(tr.querySelectorAll('td[data-col]')).map(td =>
