@@ -96,6 +96,7 @@ def blame(result: Any) -> dict[str, str] | None:
         name = str(d.get("decision", ""))
         kind = "pruned" if name.startswith(("line kept", "line pruned", "another line pruned")) else str(d.get("kind"))
         clause = BLAME_BY_DECISION.get(name)
+        families: tuple[str, ...]
         if clause is None and kind == "votes":
             families, default = ("REDUCE-", "ADOPT-"), "REDUCE-JOIN"
         elif clause is None and kind == "output":

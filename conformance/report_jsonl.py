@@ -49,7 +49,7 @@ def header(implementation: dict[str, Any], corpus: dict[str, Any], started: str,
     return out
 
 
-def clause_texts(clauses: Iterable[Clause]) -> dict[str, dict[str, str]]:
+def clause_texts(clauses: Iterable[Clause]) -> dict[str, dict[str, Any]]:
     """Each clause's text, level and section; a decision's also the alternatives an implementation may take."""
     return {c.id: {"text": c.text, "spec": c.spec, "section": c.section,
                    **({"alternatives": list(c.alternatives)} if c.alternatives else {})} for c in clauses}

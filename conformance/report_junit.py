@@ -46,8 +46,8 @@ def build(results: list[CaseResult], implementation: str, rerun: Mapping[str, st
                 apart = not_held(r)
                 if apart:
                     ET.SubElement(case, "system-out").text = "\n".join(apart) + (f"\nrerun: {command}" if command else "")
-        for key, value in counts.items():
-            suite.set(key, str(value))
+        for counter, number in counts.items():
+            suite.set(counter, str(number))
     return root
 
 

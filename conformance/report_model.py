@@ -71,7 +71,7 @@ def summary(cases: Sequence[Mapping[str, Any]], columns: Sequence[Mapping[str, A
     """One row per area: per column the cases that pass of those judged (not n/a, not skipped),
     and the n/a ones by what the driver lacked. Rows with the smallest share passing come first,
     so failures lead; an area every column passes keeps the catalogue's order after them."""
-    rows = []
+    rows: list[tuple[float, dict[str, Any]]] = []
     for area in _areas(cases):
         cells = {}
         for column in columns:
@@ -81,11 +81,9 @@ def summary(cases: Sequence[Mapping[str, Any]], columns: Sequence[Mapping[str, A
                                     "na": sum(r["outcome"] == outcomes.NOT_APPLICABLE for r in mine),
                                     "cases": len(mine)}
         worst = min((c["pass"] / c["total"] for c in cells.values() if c["total"]), default=1.0)
-        rows.append({"area": area, "cells": cells, "_worst": worst})
-    rows.sort(key=lambda r: (r["_worst"] >= 1.0, r["_worst"]))  # stable: catalogue order within ties
-    for r in rows:
-        r.pop("_worst")
-    return rows
+        rows.append((worst, {"area": area, "cells": cells}))
+    rows.sort(key=lambda r: (r[0] >= 1.0, r[0]))  # stable: catalogue order within ties
+    return [row for _worst, row in rows]
 
 
 def _decisions(cases: Sequence[Mapping[str, Any]], columns: Sequence[Mapping[str, Any]],
