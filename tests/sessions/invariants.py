@@ -153,7 +153,30 @@ def late_link_departures(plan: Plan, exp: Expected, result: CaseResult) -> tuple
     return bool(crossed), unexplained
 
 
-LATE_LINK = ("a child session's reads credit the doc for the child as a root of its own until the link to "
-             "its parent arrives (OpenCode links a task when it has finished), so the parent credits it again; "
-             "the reducer assumes a link comes before the child works and never takes a credit back "
-             "(ARCHITECTURE.md, Reducer)")
+def late_credits_not_before_link(plan: Plan, result: CaseResult) -> list[str]:
+    """Pairs of credits of one (root, doc) less than 24 h apart other than the excused order: both
+    given (their consumed lines written) before the link that put their sessions under one root."""
+    log = [line for line in (result.observed or {}).get("log") or [] if isinstance(line, dict)]
+    linked = {str(line.get("child")): _seconds(str(line.get("ts"))) for line in log if line.get("kind") == "link"}
+    by_pair: dict[tuple[str, str], list[tuple[float, str, float]]] = defaultdict(list)
+    for line in credited_lines(result):
+        recorded = str(line.get("session"))
+        by_pair[(plan.root(recorded), str(line.get("key")))].append(
+            (_seconds(str((line.get("evidence") or {}).get("ts"))), recorded, _seconds(str(line.get("ts")))))
+    out = []
+    for (root, key), credits in by_pair.items():
+        credits.sort()
+        for (a, who_a, wrote_a), (b, who_b, wrote_b) in zip(credits, credits[1:], strict=False):
+            if b - a >= DAY or who_a == who_b:
+                continue
+            child = who_b if who_a == root else who_a
+            link = linked.get(child)
+            if link is None or max(wrote_a, wrote_b) >= link:
+                out.append(f"{root}: {key} credited by {who_a} then by {who_b}, {b - a:g} s apart, "
+                           f"not both before the link")
+    return out
+
+
+LATE_LINK = ("a child session and its root each credited a doc at Stops that came before the link between them "
+             "(OpenCode links a task when it has finished); nothing tied the two credits when they were given, and "
+             "the reducer never takes a credit back (ARCHITECTURE.md, Reducer)")
