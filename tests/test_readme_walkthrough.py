@@ -1,4 +1,4 @@
-"""README's walkthrough for an adapter author, followed step by step: every command of its
+"""The walkthrough for implementers (docs/implementers.md), followed step by step: every command of its
 shell blocks runs, in order, in a temporary folder, against the example driver it copies; each
 exits as the README says (``# exits N``, else 0), the output it shows is what the command
 printed, and after each step the folder and the reports are what the prose around it claims."""
@@ -13,15 +13,16 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEADING = "### Plugging in another implementation: a walkthrough"
+HEADING = "## Plugging in another implementation: a walkthrough"
+GUIDE = ROOT / "docs" / "implementers.md"
 BLOCK = re.compile(r"^```(?P<lang>\w+)\n(?P<body>.*?)^```$", re.M | re.S)
 EXITS = re.compile(r"\s#\s+exits (\d+)")
 
 
 def _walkthrough() -> list[tuple[str, str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert HEADING in text, "README.md has no walkthrough for adapter authors"
-    section = text.split(HEADING, 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    text = GUIDE.read_text(encoding="utf-8")
+    assert HEADING in text, "docs/implementers.md has no walkthrough"
+    section = text.split(HEADING, 1)[1].split("\n## ", 1)[0].split("\n# ", 1)[0]
     return [(m.group("lang"), m.group("body")) for m in BLOCK.finditer(section)]
 
 
@@ -45,7 +46,7 @@ def test_the_walkthrough_runs_as_written(tmp_path):
         if lang == "text":  # what the last command printed, shown in part
             printed = {line.strip() for line in ran[-1][1].stdout.splitlines()}
             missing = [line for line in body.splitlines() if line.strip() and line.strip() not in printed]
-            assert not missing, f"README shows lines the command did not print: {missing}"
+            assert not missing, f"the guide shows lines the command did not print: {missing}"
             continue
         for line in body.splitlines():
             if not line.strip() or line.startswith("#"):
@@ -80,15 +81,16 @@ def test_the_walkthrough_runs_as_written(tmp_path):
 
 def test_set_up_is_two_commands_that_never_install_into_the_system_python():
     """A stock Debian/Ubuntu python refuses ``pip install`` (externally-managed-environment): the
-    set-up makes a venv first, in two commands still, and the install a reader then runs pytest
-    from brings pytest (``.[test]``)."""
+    set-up makes a venv first, in two commands still (the main job, then the tests), and every
+    install a reader runs pytest from brings pytest (``.[test]``)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
+    guides = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
     setup = text.split("## Set-up", 1)[1].split("\n## ", 1)[0]
     body = BLOCK.search(setup).group("body")  # type: ignore[union-attr]
     lines = [line for line in body.splitlines() if line.strip()]
     assert len(lines) == 2, lines
-    assert lines[0].startswith("python3 -m venv .venv && .venv/bin/python -m pip install nox")
-    assert "nox -s conformance tests" in lines[1]
-    installs = [line for line in text.splitlines() if "pip install -e" in line and not line.startswith("(")]
+    assert lines[0].startswith("python3 -m venv .venv && .venv/bin/pip install nox && .venv/bin/nox -s conformance ")
+    assert lines[1].startswith(".venv/bin/nox -s tests ")
+    installs = [line for line in (text + guides).splitlines() if "pip install -e" in line and not line.startswith("(")]
     assert installs and all("'.[test]'" in line for line in installs), installs
-    assert "pip install -e .\n" not in text
+    assert "pip install -e .\n" not in text + guides

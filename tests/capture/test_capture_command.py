@@ -216,7 +216,7 @@ def test_help_names_the_command(capsys):
     except SystemExit:
         pass
     assert "capture" in capsys.readouterr().out
-    assert ROOT.joinpath("README.md").read_text().count("teamai-ref capture") >= 3
+    assert ROOT.joinpath("docs", "adapter-authors.md").read_text().count("teamai-ref capture") >= 3
 
 
 def test_team_flag_and_oversized_payloads(machine: Machine, tmp_path: Path):

@@ -7,7 +7,7 @@ field or an option that does not exist:
   block is the catalogue's own entry; every ``${…}`` it explains is a known form;
 - PROTOCOL.md: the message table names exactly the fields of the message schemas (``?`` marks
   the optional ones, ``[]`` an array, ``{…}`` an object's own fields);
-- README.md, SCENARIOS.md and PROTOCOL.md: every ``teamai-conformance`` command line parses, its
+- README.md, docs/*.md, SCENARIOS.md and PROTOCOL.md: every ``teamai-conformance`` command line parses, its
   selectors select, and a file it names exists.
 """
 
@@ -31,6 +31,7 @@ PROJECT = project.load()
 SCENARIOS_MD = (ROOT / "conformance" / "SCENARIOS.md").read_text(encoding="utf-8")
 PROTOCOL_MD = (ROOT / "conformance" / "PROTOCOL.md").read_text(encoding="utf-8")
 README_MD = (ROOT / "README.md").read_text(encoding="utf-8")
+GUIDES = {f"docs/{p.name}": p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
 FENCE = re.compile(r"^(?:<!-- (?P<source>\S+) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
@@ -155,7 +156,8 @@ def test_the_message_table_names_exactly_the_fields_of_the_schemas():
 
 def _command_lines() -> list[tuple[str, str]]:
     found = []
-    for doc, text in (("README.md", README_MD), ("SCENARIOS.md", SCENARIOS_MD), ("PROTOCOL.md", PROTOCOL_MD)):
+    for doc, text in (("README.md", README_MD), ("SCENARIOS.md", SCENARIOS_MD), ("PROTOCOL.md", PROTOCOL_MD),
+                      *GUIDES.items()):
         for _, body in [*_blocks(text, "sh"), *_blocks(text, "")]:
             for line in body.splitlines():
                 if line.startswith("teamai-conformance"):
@@ -167,7 +169,8 @@ COMMANDS = _command_lines()
 
 
 def test_the_docs_show_command_lines():
-    assert len(COMMANDS) >= 8 and {doc for doc, _ in COMMANDS} >= {"README.md", "PROTOCOL.md"}
+    assert len(COMMANDS) >= 8 and {doc for doc, _ in COMMANDS} >= {"README.md", "PROTOCOL.md", "docs/harness.md",
+                                                                    "docs/results-page.md"}
 
 
 @pytest.mark.parametrize("doc, line", COMMANDS, ids=[line for _, line in COMMANDS])
