@@ -89,8 +89,9 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
         if result.outcome == outcomes.PASS:
             judged: dict[str, Any] = {}
             for block in plan.blocks:
-                judged = placement.merge(judged, block.expect)
-            result.vacuous = vacuity.vacuous(judged, scenario.steps)
+                if _held(block, result.levels):
+                    judged = placement.merge(judged, block.expect)
+            result.vacuous = vacuity.vacuous(judged, scenario.steps, scenario.data.get("given"))
     except DriverTimeout as exc:
         _failed(result, outcomes.TIMEOUT, str(exc))
         driver.restart()
@@ -114,6 +115,16 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
 
         result.explanation = explain_failure(driver, scenario, payloads, result, timeout)
     return result
+
+
+def _held(block: levels.Block, verdicts: Mapping[str, Any]) -> bool:
+    """Whether a judged block held: a pass stands on the spec, on the decisions it agrees with and
+    on a profile that held, never on a decision it differs on (those checks failed)."""
+    if block.level == levels.DECISION:
+        return (verdicts.get("decisions") or {}).get(str(block.decision), "agree") == "agree"
+    if block.level == levels.PROFILE:
+        return verdicts.get("profile", "pass") == "pass"
+    return True
 
 
 def _twin(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload]) -> list[dict[str, Any]]:
