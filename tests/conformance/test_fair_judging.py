@@ -327,3 +327,15 @@ def test_the_scenario_schema_knows_the_new_keys(corpus_copy, scenario_writer):
     assert [p for p in lint.lint(loaded) if "fx-check-unchanged" in p or "check" in p.lower()] == []
     data = json.loads((Path(cli.__file__).parent / "schemas" / "scenario.schema.json").read_text())
     assert "differential" in data["properties"]["provenance"]["enum"]
+
+
+def test_a_pass_stands_only_on_the_blocks_that_held():
+    from conformance import levels
+    from conformance.case_runner import _held
+
+    verdicts = {"spec": "pass", "decisions": {"D-A": "agree", "D-B": "differ"}, "profile": "unchecked"}
+    assert _held(levels.Block(levels.SPEC, {"votes": {}}), verdicts)
+    assert _held(levels.Block(levels.DECISION, {"votes": {}}, "D-A"), verdicts)
+    assert not _held(levels.Block(levels.DECISION, {"votes": {}}, "D-B"), verdicts)  # its checks failed
+    assert not _held(levels.Block(levels.PROFILE, {"log_lines": 2}), verdicts)
+    assert _held(levels.Block(levels.PROFILE, {"log_lines": 2}), {**verdicts, "profile": "pass"})
