@@ -41,7 +41,6 @@ from .drivers import hollow
 
 TOOL_EVENTS = ("post-tool-use", "post-tool-use-failure")
 ACCEPTED = Path(__file__).with_name("vacuous-accepted.txt")
-LOG_MUST = "expect.log_contains"
 
 
 @dataclass(frozen=True)
@@ -107,10 +106,19 @@ def _blind(result: outcomes.CaseResult) -> str | None:
     if result.outcome != outcomes.FAIL:
         return f"{result.outcome} against hooks that record nothing"
     paths = [str(m.get("path", "")) for m in result.mismatches]
-    if any(p.startswith(LOG_MUST) for p in paths):
+    if any(_log_must(p) for p in paths):
         return None
     return ("against hooks that record nothing it fails only on " + ", ".join(dict.fromkeys(paths))
             + ": add a log_contains line the hook must write (the claim or evidence of a sibling call)")
+
+
+def _log_must(path: str) -> bool:
+    """A mismatch on a line the log must hold, in whichever block the levels put it (``expect.``,
+    ``decide.D.``, ``profile.``), as the check read every ``log_contains`` before there were levels."""
+    block, _, rest = path.partition(".")
+    if block == "decide":
+        rest = rest.partition(".")[2]
+    return block in ("expect", "decide", "profile") and rest.startswith("log_contains[")
 
 
 def expects_no_vote(scenario: Scenario) -> bool:

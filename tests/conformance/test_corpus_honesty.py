@@ -257,3 +257,16 @@ def test_a_no_vote_case_that_names_only_its_seeded_line_says_nothing(corpus_copy
     assert honesty.says_nothing(chosen, {"fx-seeded": "an absence"}) == []
     stale = honesty.says_nothing(chosen, {"fx-seeded": "an absence", "fx-seeded-control": "an absence"})
     assert [(o.id, "drop the entry" in o.reason) for o in stale] == [("fx-seeded-control", True)]
+
+
+def test_a_hook_blind_case_is_told_by_its_log_lines_in_any_block():
+    def failed(*paths: str) -> outcomes.CaseResult:
+        result = outcomes.CaseResult("fx", "t", "a", [], [], outcomes.FAIL)
+        result.mismatches = [{"path": p} for p in paths]
+        return result
+
+    assert honesty._blind(failed("decide.REF-X.log_contains[0]", "expect.votes.k.upvoted_count")) is None
+    assert honesty._blind(failed("profile.log_contains[1]")) is None
+    assert honesty._blind(failed("expect.log_contains[0]")) is None
+    assert "fails only on expect.votes.k.upvoted_count" in honesty._blind(failed("expect.votes.k.upvoted_count"))
+    assert honesty._blind(failed("decide.REF-X.log_absent[0]"))
