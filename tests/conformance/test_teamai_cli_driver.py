@@ -212,6 +212,19 @@ def test_payload_folders_are_created_in_the_sandbox_or_stand_for_the_workspace(t
     assert teamai_cli.agent_folders({"cwd": "tests"}, str(sandbox), str(workspace)) == {"cwd": str(workspace)}
 
 
+def test_a_payload_folder_that_is_a_link_to_nothing_yet_stands_for_the_workspace(tmp_path):
+    # ${link:learnings} points at the folder 0.25 publishes learnings into, made only by a contribute
+    sandbox, workspace = tmp_path / "sb", tmp_path / "sb" / "project"
+    workspace.mkdir(parents=True)
+    (sandbox / "links").mkdir()
+    link = sandbox / "links" / "learnings"
+    link.symlink_to(sandbox / "project" / "learnings-wt" / "learnings", target_is_directory=True)
+    assert teamai_cli.agent_folders({"cwd": str(link)}, str(sandbox), str(workspace)) == {"cwd": str(workspace)}
+    assert not (sandbox / "project" / "learnings-wt").exists()  # 0.25's own folder is left to it
+    (sandbox / "project" / "learnings-wt" / "learnings").mkdir(parents=True)
+    assert teamai_cli.agent_folders({"cwd": str(link)}, str(sandbox), str(workspace)) == {"cwd": str(link)}
+
+
 def test_0_25_stats_text_becomes_rows_only_where_it_can():
     assert teamai_cli.stats_rows("No usage data yet.\nUsage tracking starts automatically via hooks.\n") == ([], "")
     shown = ("\nSession & Usage Statistics:\n\n  Sessions:           2\n  Conversation turns: 0\n")
