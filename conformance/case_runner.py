@@ -94,8 +94,9 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
         if result.outcome == outcomes.PASS:
             judged: dict[str, Any] = {}
             for block in plan.blocks:
-                judged = placement.merge(judged, block.expect)
-            result.vacuous = vacuity.vacuous(judged, scenario.steps)
+                if _held(block, result.levels):
+                    judged = placement.merge(judged, block.expect)
+            result.vacuous = vacuity.vacuous(judged, scenario.steps, scenario.data.get("given"))
     except DriverTimeout as exc:
         _failed(result, outcomes.TIMEOUT, str(exc))
         driver.restart()
@@ -141,6 +142,16 @@ def _declined_by_the_reference(driver: Driver, lacking: list[str]) -> str:
         else:
             fixes.append(f"command {name}: the reference's driver does not run it (conformance/reference_driver.py)")
     return "the reference declines a case of its own corpus: " + "; ".join(fixes)
+
+
+def _held(block: levels.Block, verdicts: Mapping[str, Any]) -> bool:
+    """Whether a judged block held: a pass stands on the spec, on the decisions it agrees with and
+    on a profile that held, never on a decision it differs on (those checks failed)."""
+    if block.level == levels.DECISION:
+        return (verdicts.get("decisions") or {}).get(str(block.decision), "agree") == "agree"
+    if block.level == levels.PROFILE:
+        return verdicts.get("profile", "pass") == "pass"
+    return True
 
 
 def _twin(session: _Session, scenario: Scenario, payloads: Mapping[str, Payload]) -> list[dict[str, Any]]:

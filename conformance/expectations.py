@@ -11,7 +11,8 @@
 An expected failure that passes is an ``xpass`` and counts as unexpected, so a fixed bug
 cannot stay listed unnoticed. ``--update-expectations`` rewrites the file named by
 ``--expectations`` from a run: it adds every case that failed unexpectedly, drops every case
-that now passes, and keeps the reasons of the entries that stay. The run is then judged by the
+that now passes, and keeps the reasons of the entries that stay and the comment block the file
+starts with (where a peer's file says, apart from its failures, where it differs on decisions). The run is then judged by the
 file just written, so an update exits 0 unless the driver could not be used at all.
 
 A case id the corpus does not have can never match: every run that reads the file warns about
@@ -83,10 +84,30 @@ def updated(current: dict[str, Expected], results: Iterable[CaseResult]) -> dict
     return new
 
 
-def save(path: Path, entries: dict[str, Expected]) -> None:
+def save(path: Path, entries: dict[str, Expected], header: str | None = None) -> None:
+    """Write ``entries``, under ``header`` (comment lines) or, when it is ``None``, under the
+    comment block the file already starts with, so an update keeps what a person wrote there."""
     data = {k: {"status": e.status, "reason": e.reason} for k, e in sorted(entries.items())}
+    if header is None:
+        header = leading_comments(path)
+    top = "\n".join(line if line.startswith("#") or not line.strip() else f"# {line}"
+                    for line in header.strip("\n").splitlines())
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    path.write_text((top + "\n\n" if top else "") + tomli_w.dumps(data), encoding="utf-8")
+
+
+def leading_comments(path: Path) -> str:
+    """The comment lines (and blank lines among them) a file starts with."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    out = []
+    for line in lines:
+        if not (line.startswith("#") or not line.strip()):
+            break
+        out.append(line)
+    return "\n".join(out).strip("\n")
 
 
 def unknown(entries: dict[str, Expected], ids: Iterable[str]) -> list[str]:

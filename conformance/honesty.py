@@ -16,6 +16,10 @@ Two checks, each a run of the corpus against a hollow implementation (``drivers/
   (recorded, and the reducer declined it) or in ``log_absent`` (the hook must not record it).
   Otherwise a hook that drops the line passes the case for the wrong reason. This one is read
   from the files alone.
+- **A pass says something.** A case whose every check, at every level, would hold for an
+  implementation that keeps the seeded state and does nothing (:mod:`.vacuity`) is named, unless
+  ``vacuous-accepted.txt`` lists it with the reason its point is an absence; an entry whose case
+  has a positive check by now is named too. Also read from the files alone.
 
 Each offender comes with the reason in words; ``teamai-conformance honesty`` prints them and
 ``tests/conformance/test_corpus_honesty.py`` holds the corpus to both.
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from . import outcomes, placement
+from . import levels, outcomes, placement, vacuity
 from .capabilities import action_of
 from .case_runner import run_case
 from .corpus import Corpus, Payload, Scenario
@@ -42,13 +46,14 @@ TOOL_EVENTS = ("post-tool-use", "post-tool-use-failure")
 # nothing else (one about the reference's own formats).
 LOG_MUST = re.compile(r"^(expect|decide\.[A-Z0-9-]+)\.(log_contains|credited)\[")
 LOG_MUST_PROFILE = re.compile(r"^profile\.log_contains\[")
+ACCEPTED = Path(__file__).with_name("vacuous-accepted.txt")
 
 
 @dataclass(frozen=True)
 class Offender:
     id: str
     rel: str
-    check: str  # "do-nothing", "hooks-off" or "evidence"
+    check: str  # "do-nothing", "hooks-off", "evidence" or "vacuous"
     reason: str
 
     def __str__(self) -> str:
@@ -137,9 +142,44 @@ def silent_on_evidence(corpus: Corpus, scenarios: Iterable[Scenario]) -> list[Of
     return out
 
 
+def why_vacuous(scenario: Scenario) -> str:
+    """Why a pass of the case at every level (as the reference is judged) would say nothing, or ``""``."""
+    judged: dict[str, Any] = {}
+    for block in levels.blocks(scenario.data):
+        judged = placement.merge(judged, block.expect)
+    return vacuity.vacuous(judged, scenario.steps, scenario.data.get("given"))
+
+
+def accepted(path: Path = ACCEPTED) -> dict[str, str]:
+    """The vacuous cases accepted as pure absences: case id -> why."""
+    out: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            case_id, _, reason = line.strip().partition(" ")
+            out[case_id] = reason.strip()
+    return out
+
+
+def says_nothing(scenarios: Iterable[Scenario], allowed: Mapping[str, str] | None = None) -> list[Offender]:
+    """The cases no implementation can pass on something it produced, unless accepted with a
+    reason; and the accepted ones that have a positive check by now."""
+    allowed = accepted() if allowed is None else allowed
+    out = []
+    for scenario in scenarios:
+        why = why_vacuous(scenario)
+        if why and scenario.id not in allowed:
+            out.append(Offender(scenario.id, scenario.rel, "vacuous",
+                                f"{why}: give it a check only the feature passes, or list it in "
+                                f"{ACCEPTED.name} with why its point is an absence"))
+        elif not why and scenario.id in allowed:
+            out.append(Offender(scenario.id, scenario.rel, "vacuous",
+                                f"listed in {ACCEPTED.name} but it has a positive check by now: drop the entry"))
+    return out
+
+
 def check(corpus: Corpus, scenarios: list[Scenario]) -> list[Offender]:
-    return (silent_on_evidence(corpus, scenarios) + passes_against_nothing(corpus, scenarios)
-            + blind_to_the_hook(corpus, scenarios))
+    return (silent_on_evidence(corpus, scenarios) + says_nothing(scenarios)
+            + passes_against_nothing(corpus, scenarios) + blind_to_the_hook(corpus, scenarios))
 
 
 def add_parser(sub: Any) -> None:
@@ -164,8 +204,9 @@ def run(args: argparse.Namespace, corpus: Corpus, out: IO[str], err: IO[str]) ->
         err.write(f"honesty: {len(offenders)} case(s) could pass for the wrong reason\n")
         return 1
     out.write(f"honesty: all {len(chosen)} cases fail against an implementation that does nothing, "
-              "every attribution case fails on a log line against hooks that record nothing, and every "
-              "no-vote case names its evidence line\n")
+              "every attribution case fails on a log line against hooks that record nothing, every "
+              "no-vote case names its evidence line, and every case but the accepted absences has a check "
+              "only the feature passes\n")
     return 0
 
 

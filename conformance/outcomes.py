@@ -131,10 +131,11 @@ def level_totals(results: Sequence[CaseResult | Mapping[str, Any]]) -> dict[str,
 
     ``spec``: cases judged at spec level and how many held (a case that errored, crashed or timed
     out counts as not holding). ``decisions``: each case's verdict on each decision it cites,
-    agreed and differing, and per decision how many cases differ. ``profile``: cases judged on the
+    agreed and differing, how many cases differ on at least one, and per decision how many cases
+    differ (most first). ``profile``: cases judged on the
     profile and how many held, or ``None`` when no case was (the driver declares no profile)."""
     spec_total = spec_pass = profile_total = profile_pass = 0
-    agree = 0
+    agree = cases_differ = 0
     differ: Counter[str] = Counter()
     for r in results:
         # a result, or its line in a JSON-lines report
@@ -149,11 +150,13 @@ def level_totals(results: Sequence[CaseResult | Mapping[str, Any]]) -> dict[str,
                 agree += 1
             else:
                 differ[name] += 1
+        cases_differ += any(verdict != "agree" for verdict in (v.get("decisions") or {}).values())
         if v.get("profile") in ("pass", "fail"):
             profile_total += 1
             profile_pass += v.get("profile") == "pass"
     return {"spec": {"pass": spec_pass, "total": spec_total},
-            "decisions": {"agree": agree, "differ": sum(differ.values()), "by_decision": dict(sorted(differ.items()))},
+            "decisions": {"agree": agree, "differ": sum(differ.values()), "cases_differ": cases_differ,
+                          "by_decision": dict(sorted(differ.items(), key=lambda item: (-item[1], item[0])))},
             "profile": {"pass": profile_pass, "total": profile_total} if profile_total else None}
 
 
@@ -163,6 +166,9 @@ def level_lines(results: list[CaseResult]) -> list[str]:
     spec, dec, prof = t["spec"], t["decisions"], t["profile"]
     out = [f"spec (conformance to #884 and #1552): {spec['pass']}/{spec['total']} cases hold"]
     line = f"decisions (the reference's choices where the spec is silent): {dec['agree']} agree, {dec['differ']} differ"
+    if dec["differ"]:
+        cases = dec.get("cases_differ", 0)
+        line += f" in {cases} case{'s' if cases != 1 else ''}"
     if dec["by_decision"]:
         line += " (" + ", ".join(f"{name} {n}" for name, n in dec["by_decision"].items()) + ")"
     out.append(line)

@@ -261,8 +261,9 @@ def printed_paths(tree: Mapping[str, Any], clone: str, synced: str) -> dict[str,
 
 def agent_folders(payload: Any, sandbox_root: str, workspace: str) -> Any:
     """The payload with its folders (``cwd``, ``workspace_roots``) made real: one inside the
-    sandbox is created, one elsewhere is replaced by the workspace folder (see the module
-    docstring). Other fields are left as they are."""
+    sandbox is created, one elsewhere, or a link to a folder not made yet (``${link:learnings}``
+    names 0.25's publishing folder, which only its contribute makes), is replaced by the workspace
+    folder (see the module docstring). Other fields are left as they are."""
     if not isinstance(payload, dict):
         return payload
 
@@ -271,6 +272,8 @@ def agent_folders(payload: Any, sandbox_root: str, workspace: str) -> Any:
             return folder
         if os.path.isabs(folder) and os.path.isdir(folder):
             return folder
+        if os.path.islink(folder):  # a link to nothing yet (0.25 makes its publishing folder itself)
+            return workspace
         if os.path.isabs(folder) and os.path.realpath(folder).startswith(sandbox_root + os.sep):
             os.makedirs(folder, exist_ok=True)
             return folder

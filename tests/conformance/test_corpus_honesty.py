@@ -61,6 +61,13 @@ def test_every_no_vote_case_names_the_evidence_line_written_or_not():
     assert [str(o) for o in honesty.silent_on_evidence(CORPUS, CASES)] == []
 
 
+def test_every_case_passes_only_on_what_the_implementation_produced_or_is_an_accepted_absence():
+    assert [str(o) for o in honesty.says_nothing(CASES)] == []
+    listed = honesty.accepted()
+    assert set(listed) <= {s.id for s in CORPUS.scenarios}
+    assert all(listed.values())  # each with its reason
+
+
 # --- the checks themselves, on the fixture corpus --------------------------------------------
 
 WEAK = """id: {id}
@@ -213,3 +220,53 @@ def test_an_unknown_hollow_kind_is_refused():
     with pytest.raises(ValueError):
         hollow.connect("does-everything")
     assert hollow.main(["does-everything"]) == 2
+
+
+SEEDED = """id: {id}
+title: A logged read that failed never counts
+clauses: [FX-ADOPT-READ]
+provenance: derived
+agents: []
+team:
+  learnings/redis-timeout.md: "---\\ntitle: Redis client times out under load\\n---\\nredis\\n"
+given:
+  log: |
+    {{"kind":"run","ts":"2026-11-30T09:00:00.000Z","run":"r-1","session":"ses-1","docs":[{{"key":"redis-timeout","path":"${{path:learnings/redis-timeout}}"}}]}}
+    {{"kind":"evidence","ts":"2026-11-30T09:01:00.000Z","session":"ses-1","path":"${{path:learnings/redis-timeout}}","status":"failure"}}
+steps:
+  - pull: {{}}
+expect:
+  no_votes: [redis-timeout]
+  log_contains:
+    - {{kind: evidence, session: ses-1, path: "${{path:learnings/redis-timeout}}"}}
+{extra}"""
+
+
+def test_a_no_vote_case_that_names_only_its_seeded_line_says_nothing(corpus_copy, scenario_writer):
+    scenario_writer(corpus_copy, "reducer", "fx-seeded", SEEDED.format(id="fx-seeded", extra=""))
+    scenario_writer(corpus_copy, "reducer", "fx-seeded-control", SEEDED.format(
+        id="fx-seeded-control", extra="  votes:\n    kafka-lag: {upvoted_count: 1}\n"))
+    scenario_writer(corpus_copy, "reducer", "fx-seeded-dropped", SEEDED.format(
+        id="fx-seeded-dropped", extra="  log_absent:\n    - {kind: run, run: r-1}\n"))
+    loaded = _load(corpus_copy)
+    chosen = [s for s in loaded.scenarios if s.id.startswith("fx-seeded")]
+    offenders = honesty.says_nothing(chosen, {})
+    assert [o.id for o in offenders] == ["fx-seeded"]
+    assert "seeded" in offenders[0].reason
+    # listed with a reason, it is accepted; a listed case with a positive check is named
+    assert honesty.says_nothing(chosen, {"fx-seeded": "an absence"}) == []
+    stale = honesty.says_nothing(chosen, {"fx-seeded": "an absence", "fx-seeded-control": "an absence"})
+    assert [(o.id, "drop the entry" in o.reason) for o in stale] == [("fx-seeded-control", True)]
+
+
+def test_a_hook_blind_case_is_told_by_its_log_lines_in_any_block():
+    def failed(*paths: str) -> outcomes.CaseResult:
+        result = outcomes.CaseResult("fx", "t", "a", [], [], outcomes.FAIL)
+        result.mismatches = [{"path": p} for p in paths]
+        return result
+
+    assert honesty._blind(failed("decide.REF-X.log_contains[0]", "expect.votes.k.upvoted_count")) is None
+    assert honesty._blind(failed("profile.log_contains[1]")) is None
+    assert honesty._blind(failed("expect.log_contains[0]")) is None
+    assert "fails only on expect.votes.k.upvoted_count" in honesty._blind(failed("expect.votes.k.upvoted_count"))
+    assert honesty._blind(failed("decide.REF-X.log_absent[0]"))

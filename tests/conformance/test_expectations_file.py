@@ -83,3 +83,29 @@ def test_the_project_expectations_name_only_real_cases():
     ids = {s.id for s in corpus.load(root).scenarios}
     for path in sorted((root / "conformance" / "expectations").glob("*.toml")):
         assert expectations.unknown(expectations.load(path), ids) == [], path.name
+
+
+def test_an_update_keeps_the_comment_block_at_the_top_of_the_file(tmp_path):
+    path = tmp_path / "peer.toml"
+    path.write_text("# why these fail, and where the peer differs on a decision\n#   D-1: 3 cases\n\n"
+                    '[a]\nstatus = "fail"\nreason = "r"\n', encoding="utf-8")
+    expectations.save(path, {"b": expectations.Expected("fail", "s")})
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# why these fail, and where the peer differs on a decision\n#   D-1: 3 cases\n\n[b]")
+    assert list(tomllib.loads(text)) == ["b"]
+    expectations.save(path, {}, header="# new words")
+    assert path.read_text(encoding="utf-8").startswith("# new words\n")
+
+
+def test_the_summary_counts_the_cases_that_differ_on_a_decision_and_names_the_most_differed_first():
+    from conformance import outcomes
+
+    def case(i: str, decisions: dict[str, str]) -> dict:
+        return {"id": i, "outcome": "pass", "levels": {"spec": "pass", "decisions": decisions, "profile": "unchecked"}}
+
+    runs = [case("a", {"D-X": "differ", "D-Y": "differ"}), case("b", {"D-Y": "differ"}), case("c", {"D-X": "agree"})]
+    totals = outcomes.level_totals(runs)
+    assert totals["decisions"]["cases_differ"] == 2
+    assert totals["decisions"]["by_decision"] == {"D-Y": 2, "D-X": 1}
+    line = outcomes.level_lines(runs)[1]
+    assert "1 agree, 3 differ in 2 cases (D-Y 2, D-X 1)" in line

@@ -235,6 +235,43 @@ def test_the_recalls_that_set_an_attribution_case_up_are_not_its_feature():
     assert vacuity.positive({"votes": {"k": {"upvoted_count": 1}}}, steps) == ["expect.votes.k"]
 
 
+def test_the_recalls_beside_a_contribute_or_a_review_are_the_case_s_feature():
+    # a contribute reads the tree, never what a recall left: the recalls' Related: lines are checked
+    steps = [{"recall": "zebra", "as": "out"}, {"recall": "quokka", "as": "in"},
+             {"contribute": {"title": "Zebra source", "text": "x"}, "as": "c1"}]
+    expect = {"steps": {"out": {"exit": 0, "related": {"learnings/source": ["→ REFERENCES d"]}},
+                        "c1": {"exit": 0, "findings": []}}}
+    assert vacuity.set_up(steps) == set()
+    assert vacuity.positive(expect, steps) == ["expect.steps.out.related.learnings/source"]
+    assert vacuity.set_up([*steps, {"hook": "claude/stop"}]) == {"out", "in"}
+    assert vacuity.positive({"votes": {"k": {"recalled_count": 1}}}, steps) == ["expect.votes.k"]
+
+
+SEEDED = {"log": '{"kind":"run","ts":"2026-11-30T09:00:00.000Z","run":"r-1","session":"ses-1","docs":[]}\n'
+                 '{"kind":"evidence","ts":"2026-11-30T09:01:00.000Z","session":"ses-1",'
+                 '"path":"${path:learnings/k}","status":"failure"}\n'
+                 'not json, a torn line ses-secret\n'}
+
+
+def test_a_seeded_line_is_what_an_implementation_doing_nothing_keeps():
+    steps = [{"pull": {}}]
+    seeded_evidence = {"kind": "evidence", "session": "ses-1", "path": "${path:learnings/k}"}
+    expect = {"no_votes": ["k"], "log_contains": [seeded_evidence], "not_credited": [{"key": "k"}]}
+    assert vacuity.positive(expect, steps, SEEDED) == []
+    assert "seeded" in vacuity.vacuous(expect, steps, SEEDED)
+    # the same line with no given log was the implementation's own
+    assert vacuity.positive(expect, steps) == ["expect.log_contains[0]"]
+    # a line no seeded line matches, a seeded line that must go, a seeded text that must go
+    new_line = {"kind": "evidence", "session": "ses-2"}
+    assert vacuity.positive({"log_contains": [seeded_evidence, new_line]}, steps, SEEDED) == [
+        "expect.log_contains[1]"]
+    assert vacuity.positive({"log_absent": [new_line, {"kind": "run", "run": "r-1"}]}, steps, SEEDED) == [
+        "expect.log_absent[1]"]
+    assert vacuity.positive({"never_in_state": ["ses-nowhere", "ses-secret"]}, steps, SEEDED) == [
+        "expect.never_in_state[1]"]
+    assert vacuity.positive({"never_in_state": ["ses-secret"]}, steps) == []
+
+
 @given(st.lists(st.sampled_from(["no_votes", "log_absent", "never_in_state"]), unique=True),
        st.integers(min_value=1, max_value=5))
 def test_any_positive_counter_makes_a_case_say_something(negatives, count):
@@ -290,3 +327,15 @@ def test_the_scenario_schema_knows_the_new_keys(corpus_copy, scenario_writer):
     assert [p for p in lint.lint(loaded) if "fx-check-unchanged" in p or "check" in p.lower()] == []
     data = json.loads((Path(cli.__file__).parent / "schemas" / "scenario.schema.json").read_text())
     assert "differential" in data["properties"]["provenance"]["enum"]
+
+
+def test_a_pass_stands_only_on_the_blocks_that_held():
+    from conformance import levels
+    from conformance.case_runner import _held
+
+    verdicts = {"spec": "pass", "decisions": {"D-A": "agree", "D-B": "differ"}, "profile": "unchecked"}
+    assert _held(levels.Block(levels.SPEC, {"votes": {}}), verdicts)
+    assert _held(levels.Block(levels.DECISION, {"votes": {}}, "D-A"), verdicts)
+    assert not _held(levels.Block(levels.DECISION, {"votes": {}}, "D-B"), verdicts)  # its checks failed
+    assert not _held(levels.Block(levels.PROFILE, {"log_lines": 2}), verdicts)
+    assert _held(levels.Block(levels.PROFILE, {"log_lines": 2}), {**verdicts, "profile": "pass"})

@@ -47,10 +47,13 @@ def test_handshake_declares_only_what_0_25_has(cli, loaded):
     assert "command review" in capabilities.missing(capabilities.needs(review, loaded.payloads), declared)
 
 
-def test_recall_format_0_25_already_has_passes(cli, loaded):
+def test_recall_format_cases_are_the_reference_s_profile_and_not_held_against_0_25(cli, loaded):
+    """The start line, tags line and footer are how the reference prints (its profile): 0.25, which
+    declares no profile, is not judged on them at all."""
     results = pool.run_all("teamai-cli", loaded, loaded.select(FORMAT_CASES), {}, driver=cli)
-    assert sorted((r.id, r.outcome) for r in results) == sorted((c, outcomes.PASS) for c in FORMAT_CASES), \
+    assert sorted((r.id, r.outcome) for r in results) == sorted((c, outcomes.NOT_APPLICABLE) for c in FORMAT_CASES), \
         [r.message for r in results]
+    assert all("the reference's profile" in r.message for r in results)
 
 
 def test_scopes_and_shadowing_0_25_has_pass_in_its_own_words(cli, loaded):
@@ -207,6 +210,19 @@ def test_payload_folders_are_created_in_the_sandbox_or_stand_for_the_workspace(t
     assert out["tool_input"] == payload["tool_input"] and payload["cwd"] == "/home/ana/proj"
     assert teamai_cli.agent_folders({"session_id": "s"}, str(sandbox), str(workspace)) == {"session_id": "s"}
     assert teamai_cli.agent_folders({"cwd": "tests"}, str(sandbox), str(workspace)) == {"cwd": str(workspace)}
+
+
+def test_a_payload_folder_that_is_a_link_to_nothing_yet_stands_for_the_workspace(tmp_path):
+    # ${link:learnings} points at the folder 0.25 publishes learnings into, made only by a contribute
+    sandbox, workspace = tmp_path / "sb", tmp_path / "sb" / "project"
+    workspace.mkdir(parents=True)
+    (sandbox / "links").mkdir()
+    link = sandbox / "links" / "learnings"
+    link.symlink_to(sandbox / "project" / "learnings-wt" / "learnings", target_is_directory=True)
+    assert teamai_cli.agent_folders({"cwd": str(link)}, str(sandbox), str(workspace)) == {"cwd": str(workspace)}
+    assert not (sandbox / "project" / "learnings-wt").exists()  # 0.25's own folder is left to it
+    (sandbox / "project" / "learnings-wt" / "learnings").mkdir(parents=True)
+    assert teamai_cli.agent_folders({"cwd": str(link)}, str(sandbox), str(workspace)) == {"cwd": str(link)}
 
 
 def test_0_25_stats_text_becomes_rows_only_where_it_can():
