@@ -39,8 +39,20 @@ def test_version_is_one(catalogue: dict[str, Any]) -> None:
 
 def test_every_clause_has_exactly_the_known_keys(clauses: list[dict[str, Any]]) -> None:
     required, optional = {"id", "spec", "section", "text"}, {"unit_tests"}
-    wrong = [c.get("id") for c in clauses if not isinstance(c, dict) or not required <= set(c) <= required | optional]
+    wrong = [c.get("id") for c in clauses if not isinstance(c, dict) or not required <= set(c) <= required | optional
+             | ({"alternatives"} if c.get("spec") == "decision" else set())]
     assert wrong == []
+
+
+def test_every_decision_names_its_alternatives(clauses: list[dict[str, Any]]) -> None:
+    """The decisions register: each decision says what else an implementation may do, and only a
+    decision does."""
+    for c in clauses:
+        others = c.get("alternatives")
+        if c["spec"] == "decision":
+            assert isinstance(others, list) and others and all(isinstance(a, str) and a.strip() for a in others), c["id"]
+        else:
+            assert others is None, c["id"]
 
 
 def test_ids_are_unique(clauses: list[dict[str, Any]]) -> None:
