@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import corpus, lint, scenario_file
+from . import corpus, lint, placement, scenario_file
 
 ENV = "TEAMAI_COUNTEREXAMPLES"
 DEFAULT_FOLDER = Path(".hypothesis") / "counterexamples"
@@ -49,7 +49,7 @@ def dump(scenario: Mapping[str, Any], comments: Iterable[str] = ()) -> str:
     """The scenario as the corpus writes scenarios back (``scenario_file``), under ``#`` comment lines."""
     head = "".join(f"# {line}".rstrip() + "\n" for text in comments for line in str(text).splitlines() or [""])
     body = scenario_file.dump(scenario)
-    if corpus.load_yaml(body) != dict(scenario):
+    if corpus.load_yaml(body) != placement.place(scenario):  # each expectation at its level, else as given
         raise ValueError("the scenario does not read back as written")
     return head + body
 

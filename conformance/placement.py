@@ -61,7 +61,7 @@ def place(data: Mapping[str, Any], catalogue: Mapping[str, str] | None = None) -
     if spec and decision is not None:
         decide[decision] = merge(dict(decide.get(decision) or {}), spec)
         spec = {}
-    elif spec and not any(kind in ("884", "1552") for kind in kinds):
+    elif spec and not any(kind in ("884", "1552", "") for kind in kinds):  # "": a clause of another catalogue
         profile = merge(profile, dict(data.get("expect") or {}))
         spec = {}
     if spec:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import cli, corpus, differential, lint, outcomes, pool, scenario_file, shrink
+from conformance import cli, corpus, differential, lint, outcomes, placement, pool, scenario_file, shrink
 from conformance.driver import connect
 
 RELATED = """\
@@ -164,8 +164,11 @@ def test_a_disagreement_is_written_as_a_candidate_that_pins_the_first_side(loade
     (path,) = out_dir.glob("*.yaml")
     data = corpus.load_yaml(path.read_text(encoding="utf-8"))
     assert data["id"] == "fx-stop-credits-differential" and data["provenance"] == "differential"
+    # the credit the first side made is pinned at spec level; its own mark of it is its profile
     assert data["expect"] == {"votes": {"redis-timeout": {"recalled_count": 1, "upvoted_count": 1}},
-                              "log_contains": data["expect"]["log_contains"]}
+                              "credited": [{"session": "ses-bob", "key": "redis-timeout",
+                                            "path": "${path:learnings/redis-timeout}"}]}
+    assert [line["kind"] for line in data["profile"]["log_contains"]] == ["consumed"]
     assert data["observations"]["case"] == "fx-stop-credits"
     assert data["observations"]["a"]["final"]["votes"]["redis-timeout"]["upvoted_count"] == 1
     assert data["observations"]["b"]["final"]["votes"]["redis-timeout"]["upvoted_count"] == 0
@@ -274,7 +277,8 @@ def test_a_scenario_written_back_reads_as_it_was(team, start):
             "agents": [], "start": start, "team": team, "steps": [{"recall": "q", "as": "r1"}],
             "expect": {"steps": {"r1": {"exit": 0}}}}
     text = scenario_file.dump(data)
-    assert corpus.load_yaml(text) == data
+    assert corpus.load_yaml(text) == placement.place(data)  # as written, each expectation at its level
+    assert corpus.load_yaml(scenario_file.dump(placement.place(data))) == placement.place(data)
     assert text.startswith("id: x\ntitle: t\n")
 
 

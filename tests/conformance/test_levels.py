@@ -189,6 +189,6 @@ def test_a_spec_failure_fails_every_driver_and_the_totals_keep_levels_apart():
     assert [r.outcome for r in results] == [outcomes.FAIL, outcomes.PASS, outcomes.FAIL]
     totals = outcomes.level_totals(results)
     assert totals["spec"] == {"pass": 2, "total": 3}
-    assert totals["decisions"] == {"agree": 0, "differ": 3, "by_decision": {"DEC": 3}}
+    assert totals["decisions"] == {"agree": 0, "differ": 3, "cases_differ": 3, "by_decision": {"DEC": 3}}
     assert totals["profile"] == {"pass": 1, "total": 1}
     assert outcomes.level_totals([r.to_json() for r in results]) == totals

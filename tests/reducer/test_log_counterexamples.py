@@ -41,7 +41,7 @@ def test_a_log_counterexample_reproduces_through_the_harness(tmp_path: Path, mon
     (scenario,) = loaded.scenarios
     assert scenario.id.startswith("gen-log-") and scenario.data["provenance"] == "generated"
     assert lint.blocking(scenario, loaded) == []
-    assert scenario.expect["log_lines"] >= len(scenario.data["given"]["log"].splitlines())
+    assert scenario.data["profile"]["log_lines"] >= len(scenario.data["given"]["log"].splitlines())
 
     def run() -> tuple[int, str]:
         out, err = io.StringIO(), io.StringIO()
