@@ -153,7 +153,7 @@ def test_a_checkpoint_that_does_not_describe_the_log_is_never_trusted(tmp_path_f
         other_home.stop(10 * 24 * HOUR)
         _rewrite_in_place(cp_path, _reheadered(Path(other_home.scope.checkpoint_path).read_bytes(), log))
     else:
-        data = log.read_bytes()
+        data = before = log.read_bytes()
         if covered == 0:
             return
         at_byte = int(where * covered)
@@ -176,7 +176,10 @@ def test_a_checkpoint_that_does_not_describe_the_log_is_never_trusted(tmp_path_f
     assert home.outcome() == fresh.outcome()
     said = [w for w in home.warnings if "checkpoint does not describe" in w]
     assert len(said) <= 1
-    if kind in ("edit-log", "drop-log-line", "repeat-log-line", "other-log"):
+    # a copy of the last covered line right after it leaves the covered bytes as they were: that is
+    # an append, and a reduce from the checkpoint is then the same as a whole read
+    moved = kind == "other-log" or (kind != "flip" and kind != "cut" and log.read_bytes()[:covered] != before[:covered])
+    if moved:
         assert said, "an edited or foreign log was not noticed"
     home.warnings.clear()
     home.stop(at + 3 * HOUR + 1)
