@@ -34,12 +34,16 @@ def wanted(expect: Mapping[str, Any]) -> list[str]:
 
 def strip_text(text: str) -> str:
     """``text`` without a ``related:`` block in its frontmatter and without links to other files
-    (a link keeps its words; links with a scheme, such as ``https:``, stay)."""
+    (a link keeps its words and its target as plain text; links with a scheme, such as ``https:``,
+    stay)."""
     match = _FRONTMATTER.match(text)
     if match:
         head = _RELATED_BLOCK.sub("", match.group(2) + "\n").rstrip("\n")
         text = match.group(1) + head + match.group(3) + text[match.end():]
-    text = _INLINE_LINK.sub(lambda m: m.group(0) if _SCHEME.match(m.group(2)) else m.group(1), text)
+    # A link keeps its words and its target's, as plain text: only the relation goes, so a score
+    # that counts the target's words (recall prints it in --check's line) stays as it was.
+    text = _INLINE_LINK.sub(lambda m: m.group(0) if _SCHEME.match(m.group(2)) else f"{m.group(1)} {m.group(2)}",
+                            text)
     return _REFERENCE_DEF.sub("", text)
 
 

@@ -83,12 +83,13 @@ steps:
     repeat: 7
     set: {session_id: "ses-${i}", cwd: "${root:team}", tool_input.file_path: "${path:learnings/redis-timeout}"}
 expect:
-  log_lines: 7
   log_contains:
     - {kind: evidence, session: ses-1}
     - {kind: evidence, session: ses-7}
   log_absent:
     - {kind: evidence, session: ses-8}
+profile:
+  log_lines: 7
 """
 
 
