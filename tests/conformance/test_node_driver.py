@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from project import every_clause_once
 
-from conformance import cli
+from conformance import applicability, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "conformance" / "drivers" / "examples" / "teamai-ref-driver.mjs"
@@ -47,11 +47,13 @@ def test_the_node_driver_passes_what_the_reference_passes(tmp_path: Path):
         if result["outcome"] == "not-applicable":
             missing = result["message"]
             assert missing.startswith("the driver does not declare: ")
-            assert set(missing.split(": ", 1)[1].split(", ")) <= {"repeat", "hold votes-ledger", "hold recall-log", "command review"}, case
+            assert set(missing.split(": ", 1)[1].split(", ")) <= {"repeat", "hold votes-ledger", "hold recall-log", "command review",
+                                                                   applicability.PROFILE_ONLY}, case
         else:
             assert (case, result["outcome"]) == (case, reference[case]["outcome"]), result.get("message")
     outcomes = [r["outcome"] for r in node.values()]
-    assert set(outcomes) == {"pass", "not-applicable"} and outcomes.count("pass") >= 40
+    # the recall cases about the reference's own output format are its profile's: n/a here
+    assert set(outcomes) == {"pass", "not-applicable"} and outcomes.count("pass") >= 30
 
 
 def test_a_step_the_driver_did_not_declare_is_refused_in_words(tmp_path: Path):

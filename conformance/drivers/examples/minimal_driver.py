@@ -33,7 +33,8 @@ INSTANTS = ("last_recalled_at", "last_upvoted_at")
 
 class MinimalDriver(driverkit.Driver):
     implementation = {"name": "teamai-ref", "version": "through minimal_driver.py"}
-    capabilities = {"commands": ["recall", "hook", "pull", "stats"], "agents": AGENTS, "log": True, "hold": []}
+    capabilities = {"commands": ["recall", "hook", "pull", "stats"], "agents": AGENTS, "log": True, "hold": [],
+                    "credited": True}
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
@@ -82,11 +83,21 @@ class MinimalDriver(driverkit.Driver):
         if "stats" in message.get("want", []):
             shown = self.teamai(message, ["stats", "--json"])
             answer["stats"] = json.loads(shown["stdout"]) if shown["exit"] == 0 else None
+        if "credited" in message.get("want", []):
+            answer["credited"] = credits(answer["log"])
         return answer
 
     def do_close(self, message: dict[str, Any]) -> dict[str, Any]:
         self.layout = None
         return {}
+
+
+def credits(log: list[Any]) -> list[dict[str, str]]:
+    """Which reads were credited, as teamai-ref marks them: a ``consumed`` line with
+    ``credited: true`` (another implementation answers from wherever it keeps its marks)."""
+    return [{"session": str(line.get("session", "")), "key": str(line.get("key", "")),
+             "path": str((line.get("evidence") or {}).get("path", ""))}
+            for line in log if isinstance(line, dict) and line.get("kind") == "consumed" and line.get("credited") is True]
 
 
 def read_log(path: str) -> list[Any]:

@@ -138,6 +138,11 @@ function observe(m) {
     try { return [JSON.parse(l)]; } catch { return []; } // a torn or foreign line is not a log line
   });
   const answer = { votes: votes(read(path.join(dir, "votes.yaml"))), log, stats: null, raw: {} };
+  if (m.want?.includes("credited")) {
+    // Which reads were credited, from teamai-ref's own marks: a consumed line with credited: true.
+    answer.credited = log.filter((l) => l?.kind === "consumed" && l.credited === true)
+      .map((l) => ({ session: String(l.session ?? ""), key: String(l.key ?? ""), path: String(l.evidence?.path ?? "") }));
+  }
   if (m.want?.includes("stats")) {
     const done = run(["stats", "--json"], m);
     if (done.exit === 0) answer.stats = JSON.parse(done.stdout);
@@ -158,7 +163,7 @@ const handlers = {
   start: () => ({
     protocol: 1,
     implementation: { name: "teamai-ref via a Node driver", version: run0(["--version"]).trim().split(" ").pop() },
-    capabilities: { commands: ["recall", "hook", "pull", "stats", "contribute"], agents: AGENTS, log: true, hold: [],
+    capabilities: { commands: ["recall", "hook", "pull", "stats", "contribute"], agents: AGENTS, log: true, hold: [], credited: true,
                     repeat: false },
   }),
   open,
