@@ -274,6 +274,7 @@ def test_the_results_page_shows_the_explanation_in_the_drill_down(fake, tmp_path
     with headless_chromium.Browser(path) as browser:
         browser.open(page)
         browser.js("document.querySelector('tr.case[data-case=\"attr-claude-shell-recall-claims\"]').click()")
+        browser.js("window.caseShown")  # the drill-down is inflated the first time a case opens
         why = browser.js("document.querySelector('#case-dialog .why').innerText")
     assert "step 2 [hook claude/post-tool-use-shell-recall]: claim rejected" in why
     assert "reference: claim of ${r1.run} by session claude-ses-1" in why
