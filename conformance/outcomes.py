@@ -160,7 +160,7 @@ def level_totals(results: Sequence[CaseResult | Mapping[str, Any]]) -> dict[str,
             "profile": {"pass": profile_pass, "total": profile_total} if profile_total else None}
 
 
-def level_lines(results: list[CaseResult]) -> list[str]:
+def level_lines(results: Sequence[CaseResult | Mapping[str, Any]]) -> list[str]:
     """The three numbers in words, one line each."""
     t = level_totals(results)
     spec, dec, prof = t["spec"], t["decisions"], t["profile"]
@@ -172,7 +172,7 @@ def level_lines(results: list[CaseResult]) -> list[str]:
     if dec["by_decision"]:
         line += " (" + ", ".join(f"{name} {n}" for name, n in dec["by_decision"].items()) + ")"
     out.append(line)
-    held = any("profile" in r.held for r in results)
+    held = any("profile" in (r.held if isinstance(r, CaseResult) else r.get("held") or ()) for r in results)
     out.append(f"profile (the reference's own formats): {prof['pass']}/{prof['total']} cases hold" if prof
                else "profile (the reference's own formats): no case here checks it" if held
                else "profile (the reference's own formats): not checked (the implementation declares no profile)")

@@ -260,13 +260,16 @@ def test_a_no_vote_case_that_names_only_its_seeded_line_says_nothing(corpus_copy
 
 
 def test_a_hook_blind_case_is_told_by_its_log_lines_in_any_block():
-    def failed(*paths: str) -> outcomes.CaseResult:
+    def failed(*paths: str, profile_only: bool = False) -> outcomes.CaseResult:
         result = outcomes.CaseResult("fx", "t", "a", [], [], outcomes.FAIL)
         result.mismatches = [{"path": p} for p in paths]
+        result.levels = {"spec": "none" if profile_only else "fail", "decisions": {}}
         return result
 
     assert honesty._blind(failed("decide.REF-X.log_contains[0]", "expect.votes.k.upvoted_count")) is None
-    assert honesty._blind(failed("profile.log_contains[1]")) is None
+    # the profile's log lines speak for a case only when it has nothing else: others are judged on more
+    assert honesty._blind(failed("profile.log_contains[1]", profile_only=True)) is None
+    assert "fails only on profile.log_contains[1]" in honesty._blind(failed("profile.log_contains[1]"))
     assert honesty._blind(failed("expect.log_contains[0]")) is None
     assert "fails only on expect.votes.k.upvoted_count" in honesty._blind(failed("expect.votes.k.upvoted_count"))
     assert honesty._blind(failed("decide.REF-X.log_absent[0]"))
