@@ -26,9 +26,11 @@ by a unique prefix of at least 8 characters, a finding's words).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .matchers import is_matcher
 
 SPEC, DECISION, PROFILE = "spec", "decision", "profile"
 LEVELS = (SPEC, DECISION, PROFILE)
@@ -138,12 +140,12 @@ def _line_problems(line: Any) -> list[str]:
                 "a credit is observed with credited:/not_credited:"]
     out = [f"{name} is not a field of a {kind} line in #884" for name in line if name not in fields]
     actor = line.get("actor")
-    if isinstance(actor, Mapping) and not _is_matcher(actor):
+    if isinstance(actor, Mapping) and not is_matcher(actor):
         out += [f"actor.{name} is not a field of an actor" for name in actor if name not in ACTOR_FIELDS]
     docs = line.get("docs")
     if isinstance(docs, list):
         for j, doc in enumerate(docs):
-            if isinstance(doc, Mapping) and not _is_matcher(doc):
+            if isinstance(doc, Mapping) and not is_matcher(doc):
                 out += [f"docs[{j}].{name} is not a field of a run's doc" for name in doc if name not in DOC_FIELDS]
     return out
 
@@ -167,11 +169,3 @@ def _step_problems(where: str, want: Mapping[str, Any], action: str | None) -> l
     elif want.get("output_matches"):
         out.append(f"{where}.output_matches: the proposals do not define what a {action or 'this'} step prints")
     return out
-
-
-def _is_matcher(value: Any) -> bool:
-    return isinstance(value, Mapping) and bool(value) and all(str(k).startswith("$") for k in value)
-
-
-def cited_decisions(data: Mapping[str, Any]) -> Iterable[str]:
-    return [str(name) for name in (data.get("decide") or {})]

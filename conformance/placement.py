@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import levels
+from .matchers import is_matcher
 
 NONZERO = {"$form": "[1-9][0-9]*"}
 SPEC_EXITS = {"recall": (0,), "hook": (0,), "pull": (0,), "stats": (0,), "review": (0, 1), "contribute": (0,)}
@@ -133,11 +134,11 @@ def project(line: Mapping[str, Any]) -> Any:
     for name, value in line.items():
         if name not in fields:
             continue
-        if name == "actor" and isinstance(value, dict) and not levels._is_matcher(value):
+        if name == "actor" and isinstance(value, dict) and not is_matcher(value):
             value = type(value)({k: v for k, v in value.items() if k in levels.ACTOR_FIELDS})
         elif name == "docs" and isinstance(value, list):
             value = [type(d)({k: v for k, v in d.items() if k in levels.DOC_FIELDS})
-                     if isinstance(d, dict) and not levels._is_matcher(d) else d for d in value]
+                     if isinstance(d, dict) and not is_matcher(d) else d for d in value]
         kept[name] = value
     return type(line)(kept) if isinstance(line, dict) else kept
 
@@ -155,7 +156,7 @@ def _step(want: dict[str, Any], action: str) -> tuple[dict[str, Any], dict[str, 
     profile: dict[str, Any] = {}
     for key, value in want.items():
         if key == "exit":
-            if levels._is_matcher(value):
+            if is_matcher(value):
                 spec["exit"] = value
             elif isinstance(value, int) and value in SPEC_EXITS.get(action, ()):
                 spec["exit"] = NONZERO if value else 0
