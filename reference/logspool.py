@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import time
 
-from .storage import Busy, append_bytes, locked
+from .storage import Busy, append_bytes, locked, read_unlinked
 
 # Seconds a hook waits for the log's lock before it spools: well past what a holder that is working
 # keeps it (an append, a prune's read and rewrite: milliseconds, plus being descheduled for a while
@@ -62,7 +62,7 @@ def fold(log_path: str) -> int:
         base, _, at = name.partition(_AT)
         if not base.endswith(_SUFFIX) or (at and not at.isdigit()):
             continue
-        data = _read(path)
+        data = read_unlinked(path)
         if data is None:
             continue
         if data:
@@ -126,20 +126,6 @@ def append_or_spool(log_path: str, lock_path: str, data: bytes, wait: float) -> 
     except Busy:
         spool(log_path, data)
         return False
-
-
-def _read(path: str) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        parts = []
-        while chunk := os.read(fd, 1 << 20):
-            parts.append(chunk)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
 
 
 def _size(log_path: str) -> int:

@@ -412,8 +412,8 @@ def write_intent(path: str, parts: list[bytes]) -> None:
     fsync_dir(os.path.dirname(path))
 
 
-def read_intent(path: str) -> list[bytes] | None:
-    """The parts of an intent left at ``path`` (None: there is none, or it is not whole)."""
+def read_unlinked(path: str) -> bytes | None:
+    """The whole of a state file, never through a link (None: there is none, or it is a link)."""
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except OSError:
@@ -424,7 +424,14 @@ def read_intent(path: str) -> list[bytes] | None:
             chunks.append(chunk)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    return b"".join(chunks)
+
+
+def read_intent(path: str) -> list[bytes] | None:
+    """The parts of an intent left at ``path`` (None: there is none, or it is not whole)."""
+    data = read_unlinked(path)
+    if data is None:
+        return None
     body, digest = data[:-65], data[-65:-1]
     if not data.endswith(b"\n") or _sha256(body) != digest or not body.startswith(_INTENT):
         return None
