@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 PATTERNS: tuple[str, ...] = (
-    # the hook: classification, shell lines, the search rule, run ids, tool categories, field readers
+    # the hook: classification, shell lines (their syntax, the read rules), the search rule, run ids,
+    # tool categories, field readers
     "reference/hook/classify.py",
     "reference/hook/shell.py",
+    "reference/hook/shell_syntax.py",
     "reference/hook/search.py",
     "reference/hook/claims.py",
     "reference/hook/categories.py",

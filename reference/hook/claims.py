@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from .. import render
-from . import shell
+from . import shell, shell_syntax
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # The query as render.echo_query spells it: no raw quote, backslash or control character.
@@ -67,11 +67,11 @@ def _package_name(word: str) -> str:
     return name.rsplit("/", 1)[-1].lower()
 
 
-def _after_program(words: tuple[shell.Word, ...]) -> tuple[shell.Word, ...] | None:
+def _after_program(words: tuple[shell_syntax.Word, ...]) -> tuple[shell_syntax.Word, ...] | None:
     """The arguments given to teamai, or None when these words do not run teamai."""
     if not words or not words[0].literal:
         return None
-    name = shell.verb_name(words[0].text).lower()
+    name = shell_syntax.verb_name(words[0].text).lower()
     rest = words[1:]
     if name in _BINARIES:
         return rest
@@ -99,7 +99,7 @@ def _after_program(words: tuple[shell.Word, ...]) -> tuple[shell.Word, ...] | No
     return None
 
 
-def _is_recall(args: tuple[shell.Word, ...]) -> bool:
+def _is_recall(args: tuple[shell_syntax.Word, ...]) -> bool:
     i = 0
     while i < len(args):
         t = args[i].text
@@ -111,9 +111,9 @@ def _is_recall(args: tuple[shell.Word, ...]) -> bool:
     return False
 
 
-def invokes_recall(command: str, dialect: str = shell.POSIX) -> bool:
+def invokes_recall(command: str, dialect: str = shell_syntax.POSIX) -> bool:
     """True when the command line itself runs ``teamai recall`` (see the module docstring)."""
-    parsed = shell.parse(command, dialect)
+    parsed = shell_syntax.parse(command, dialect)
     if parsed.broken:
         return False
     for cmd in parsed.commands():

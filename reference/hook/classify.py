@@ -20,7 +20,7 @@ Nothing of the command line, the output or the file content is copied into a lin
 from __future__ import annotations
 
 from .. import pathmatch
-from . import categories, claims, search, shell
+from . import categories, claims, search, shell, shell_syntax
 from .toolcall import FAILURE, UNKNOWN, ToolCall
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
@@ -120,7 +120,8 @@ def classify(call: ToolCall, roots: tuple[str, ...], ts: str, home: str | None =
         else:
             notes.append("the command does not invoke teamai recall")
         action = shell.analyze(command, dialect)
-        notes.append(f"shell: {action.reason}" + (" (read as PowerShell)" if dialect == shell.POWERSHELL else ""))
+        notes.append(f"shell: {action.reason}"
+                     + (" (read as PowerShell)" if dialect == shell_syntax.POWERSHELL else ""))
         base = call.base
         if action.chdir is not None:
             base = pathmatch.resolve(action.chdir, base, pathmatch.windows_roots(roots), home)

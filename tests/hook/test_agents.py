@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from reference.hook import dispatch, shell
+from reference.hook import dispatch, shell_syntax
 from reference.hook.toolcall import FAILURE, SUCCESS, UNKNOWN, ToolCall
 
 DOC = "/home/ana/proj/team/learnings/redis-timeout.md"
@@ -254,7 +254,7 @@ def test_an_argv_list_reads_back_as_exactly_its_words(argv: list[str]) -> None:
     the line it is joined into must read back as the same words and nothing else."""
     assume(not (len(argv) >= 3 and argv[-2] in ("-c", "-lc", "-Command", "/c")))
     call = parse("codex", claude_like(tool_name="Bash", tool_input={"command": argv}, tool_response=""))
-    parsed = shell.parse(call.command or "")
+    parsed = shell_syntax.parse(call.command or "")
     assert not parsed.compound and not parsed.broken, call.command
     (cmd,) = parsed.commands()
     assert cmd.assignments == () and cmd.redirects == (), call.command

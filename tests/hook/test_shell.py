@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.hook import shell
+from reference.hook import shell, shell_syntax
 
 DOC = "learnings/redis-timeout.md"
 
 
-def read_operands(command: str, dialect: str = shell.POSIX) -> list[str] | None:
+def read_operands(command: str, dialect: str = shell_syntax.POSIX) -> list[str] | None:
     action = shell.analyze(command, dialect)
     if action.kind != shell.READ:
         return None
@@ -141,11 +141,11 @@ def test_broken_lines_never_count(command: str) -> None:
 
 
 def test_powershell_keeps_backslashes_and_uses_the_backtick_as_escape() -> None:
-    assert read_operands(r"Get-Content C:\team\learnings\redis-timeout.md", shell.POWERSHELL) == [
+    assert read_operands(r"Get-Content C:\team\learnings\redis-timeout.md", shell_syntax.POWERSHELL) == [
         r"C:\team\learnings\redis-timeout.md"]
-    assert read_operands(r"cat 'C:\team\a b.md'", shell.POWERSHELL) == [r"C:\team\a b.md"]
-    assert read_operands("cat C:\\x`y.md", shell.POWERSHELL) == ["C:\\xy.md"]
-    assert read_operands("Get-Content -Path a.md,b.md", shell.POWERSHELL) == ["a.md", "b.md"]
+    assert read_operands(r"cat 'C:\team\a b.md'", shell_syntax.POWERSHELL) == [r"C:\team\a b.md"]
+    assert read_operands("cat C:\\x`y.md", shell_syntax.POWERSHELL) == ["C:\\xy.md"]
+    assert read_operands("Get-Content -Path a.md,b.md", shell_syntax.POWERSHELL) == ["a.md", "b.md"]
 
 
 def test_a_powershell_cmdlet_in_a_posix_shell_tool_is_read_as_powershell() -> None:
@@ -239,7 +239,7 @@ _word = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, ma
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_word, min_size=1, max_size=6))
 def test_words_quoted_by_shlex_come_back_unchanged(words: list[str]) -> None:
-    parsed = shell.parse(shlex.join(words))
+    parsed = shell_syntax.parse(shlex.join(words))
     assert not parsed.broken and not parsed.compound
     (command,) = parsed.commands()
     got = list(command.assignments) + [w.text for w in command.words]
@@ -248,7 +248,7 @@ def test_words_quoted_by_shlex_come_back_unchanged(words: list[str]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=80), st.sampled_from([shell.POSIX, shell.POWERSHELL]))
+@given(st.text(max_size=80), st.sampled_from([shell_syntax.POSIX, shell_syntax.POWERSHELL]))
 def test_any_text_parses_without_an_exception(text: str, dialect: str) -> None:
     action = shell.analyze(text, dialect)
     assert action.kind in (shell.READ, shell.SEARCH, shell.LIST, shell.OTHER, shell.COMPOUND, shell.EMPTY)
@@ -270,6 +270,6 @@ def test_a_reader_reads_every_quoted_operand_after_double_dash(names: list[str])
 
 
 def test_a_command_longer_than_the_cap_is_never_analyzed() -> None:
-    long_line = f"cat {DOC} " + "x" * shell.MAX_COMMAND
+    long_line = f"cat {DOC} " + "x" * shell_syntax.MAX_COMMAND
     assert shell.analyze(long_line).kind == shell.COMPOUND
     assert shell.analyze(f"cat {DOC} " + "x" * 1000).kind == shell.READ

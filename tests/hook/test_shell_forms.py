@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.hook import claims, classify, shell
+from reference.hook import claims, classify, shell, shell_syntax
 from reference.hook.toolcall import SUCCESS, ToolCall
 
 DOC = "learnings/redis-timeout.md"
 
 
-def read_operands(command: str, dialect: str = shell.POSIX) -> list[str] | None:
+def read_operands(command: str, dialect: str = shell_syntax.POSIX) -> list[str] | None:
     action = shell.analyze(command, dialect)
     if action.kind != shell.READ:
         return None
@@ -80,35 +80,35 @@ def test_any_comment_lines_before_a_reader_leave_it_a_simple_read(notes: list[st
     f"Get-Content -Encoding:utf8 {DOC}",
 ])
 def test_powershell_parameters_bound_with_a_colon_or_abbreviated(command: str) -> None:
-    assert read_operands(command, shell.POWERSHELL) == [DOC]
+    assert read_operands(command, shell_syntax.POWERSHELL) == [DOC]
     assert read_operands(command) == [DOC]  # a cmdlet in a POSIX shell tool is read as PowerShell
 
 
 @pytest.mark.parametrize("command", [f"cat -LiteralPath:'{DOC}'", f"type -Path:{DOC}"])
 def test_powershell_aliases_of_get_content_take_its_parameters(command: str) -> None:
-    assert read_operands(command, shell.POWERSHELL) == [DOC]
+    assert read_operands(command, shell_syntax.POWERSHELL) == [DOC]
 
 
 def test_a_colon_bound_value_of_another_parameter_is_not_a_file() -> None:
-    assert read_operands(f"Get-Content -Filter:*.md -Path:{DOC}", shell.POWERSHELL) == [DOC]
-    assert read_operands(f"Get-Content -Stream:{DOC} other.md", shell.POWERSHELL) == ["other.md"]
+    assert read_operands(f"Get-Content -Filter:*.md -Path:{DOC}", shell_syntax.POWERSHELL) == [DOC]
+    assert read_operands(f"Get-Content -Stream:{DOC} other.md", shell_syntax.POWERSHELL) == ["other.md"]
 
 
 # --- which shell a tool runs ---------------------------------------------------------------------
 
 @pytest.mark.parametrize(("agent", "tool", "windows", "expected"), [
-    ("claude", "PowerShell", False, shell.POWERSHELL),
-    ("copilot", "powershell", False, shell.POWERSHELL),
-    ("claude", "Bash", True, shell.POSIX),  # Claude's Bash on Windows is Git Bash
-    ("copilot", "bash", True, shell.POSIX),
-    ("opencode", "bash", True, shell.POSIX),
-    ("codex", "Bash", True, shell.POWERSHELL),  # Codex's "Bash" names its shell tool, not the shell
-    ("codex", "Bash", False, shell.POSIX),
-    ("cursor", "Shell", True, shell.POWERSHELL),
-    ("cursor", "Shell", False, shell.POSIX),
-    ("copilot", "run_in_terminal", True, shell.POWERSHELL),
-    ("codebuddy", "execute_command", True, shell.POWERSHELL),
-    ("codebuddy", "execute_command", False, shell.POSIX),
+    ("claude", "PowerShell", False, shell_syntax.POWERSHELL),
+    ("copilot", "powershell", False, shell_syntax.POWERSHELL),
+    ("claude", "Bash", True, shell_syntax.POSIX),  # Claude's Bash on Windows is Git Bash
+    ("copilot", "bash", True, shell_syntax.POSIX),
+    ("opencode", "bash", True, shell_syntax.POSIX),
+    ("codex", "Bash", True, shell_syntax.POWERSHELL),  # Codex's "Bash" names its shell tool, not the shell
+    ("codex", "Bash", False, shell_syntax.POSIX),
+    ("cursor", "Shell", True, shell_syntax.POWERSHELL),
+    ("cursor", "Shell", False, shell_syntax.POSIX),
+    ("copilot", "run_in_terminal", True, shell_syntax.POWERSHELL),
+    ("codebuddy", "execute_command", True, shell_syntax.POWERSHELL),
+    ("codebuddy", "execute_command", False, shell_syntax.POSIX),
 ])
 def test_the_dialect_follows_the_tool_and_the_host(agent: str, tool: str, windows: bool, expected: str) -> None:
     assert shell.dialect(agent, tool, windows) == expected
@@ -239,5 +239,5 @@ def test_other_programs_in_front_are_not_wrappers(form: str) -> None:
     ("A='b c' cat x.md", ("A=b c",), ["cat", "x.md"]),
 ])
 def test_only_an_unquoted_name_and_equals_sign_make_an_assignment(line, assigns, words):
-    (cmd,) = shell.parse(line).commands()
+    (cmd,) = shell_syntax.parse(line).commands()
     assert cmd.assignments == assigns and [w.text for w in cmd.words] == words
