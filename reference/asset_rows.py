@@ -1,9 +1,9 @@
 """What one asset file adds to the index: read, parse, cut into words, find its relations.
 
-This is all the per-file work of indexing, and none of it touches the index, so ``index.py``
-writes the results in batches and a large build spreads the files over worker processes: the
-work is Python and holds the interpreter's lock, so threads would not help, and it is the bulk
-of a cold build. The parts come back in the order the files were given and every warning is
+This is all the per-file work of indexing, and none of it touches the index, so
+``index_build.py`` writes the results in batches and a large build spreads the files over worker
+processes: the work is Python and holds the interpreter's lock, so threads would not help, and
+it is the bulk of a cold build. The parts come back in the order the files were given and every warning is
 said by the calling process in that order, so a build says and stores exactly what it would
 say and store file by file.
 """

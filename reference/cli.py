@@ -296,7 +296,7 @@ def cmd_index(args: argparse.Namespace, io: Io) -> int:
 
 
 def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
-    from . import index
+    from . import index, index_build
     from .clock import now
     from .storage import lock_wait
 
@@ -307,7 +307,7 @@ def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
             return EXIT_INPUT
         try:
-            changed = index.refresh(conn, scope, warn, now(io.env).timestamp(), force=True)  # every file
+            changed = index_build.refresh(conn, scope, warn, now(io.env).timestamp(), force=True)  # every file
             total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
         except index.IndexUnwritable as exc:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")

@@ -1,7 +1,8 @@
 """How recall ranks: BM25 over a document's body plus BM25 over its heads, with teamai's idf.
 
-Each asset is indexed twice (``index.py``): its body in the ``bodies`` table and its heads (title,
-tags, about, name; ``fields.py``) in the ``heads`` table. A hit's score is
+Each asset is indexed twice (``index.py``, filled by ``index_build.py``): its body in the
+``bodies`` table and its heads (title, tags, about, name; ``fields.py``) in the ``heads`` table.
+A hit's score is
 
     ( sum over query concepts c of  best_body(c, d)  +  best_heads(c, d) ) / sqrt(n)
     best_view(c, d) = weight(c) * max over spellings s of c of  t(s) * idf_view(s) * tf_view(s, d)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from . import index, ledger, ranking, runlog, session_env, tree
+from . import index, index_build, ledger, ranking, runlog, session_env, tree
 from .clock import now_seconds, now_stamp
 from .config import WORKSPACE, WRITABLE_HINT, Config, Scope
 from .relations import visibility
@@ -115,7 +115,7 @@ def search(cfg: Config, query: str, warn: Callable[[str], None], limit: int = LI
     handles: dict[str, ScopeIndex] = {}
     now_s = now_seconds(cfg.env)
     wait = lock_wait(cfg.env)
-    scan_limit = index.full_scan_limit(cfg.env)
+    scan_limit = index_build.full_scan_limit(cfg.env)
     hidden = visibility.hidden_from_hits(cfg)  # a withheld codebase's pages are never hits
     for scope in cfg.scopes:
         handle = handles[scope.name] = ScopeIndex(scope, warn, now_s, wait, write, scan_limit)

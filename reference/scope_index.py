@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import index
+from . import index, index_build
 from ._sqlite import sqlite3
 from .config import WRITABLE_HINT, Scope
 
@@ -58,35 +58,35 @@ class ScopeIndex:
         """Bring what is searched up to date with the tree, as far as this mode may."""
         if self.mode == STORED:
             try:
-                index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
+                index_build.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
             except index.IndexBusy as exc:
                 self._warn(f"{exc}; searched it as it was, so the newest edits may be missing")
                 self.mode = AS_IT_WAS  # and not waited for again in this process
             except index.IndexUnwritable as exc:
                 self._warn(f"{exc}; searched a private copy of it; {WRITABLE_HINT}")
                 self._to_memory()
-                index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
+                index_build.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
             return
         if self.mode == AS_IT_WAS:
             return
         if self.mode == READ_ONLY:
             try:
-                if not index.refresh(self.conn, self.scope, self._warn, self._now_s, force, dry=True,
-                                     limit=self._limit):
+                if not index_build.refresh(self.conn, self.scope, self._warn, self._now_s, force, dry=True,
+                                           limit=self._limit):
                     return
                 self._to_memory()
             except sqlite3.Error:  # a read of the immutable file failed: index the tree instead
                 self._fresh_memory()
-        index.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
+        index_build.refresh(self.conn, self.scope, self._warn, self._now_s, force, limit=self._limit)
 
     def fresh_search(self, terms: list[str], limit: int, hidden: frozenset[str]) -> list[index.Entry]:
         """:meth:`refresh`, then :meth:`search`; where the refresh would only compare the folders'
-        mtimes, that comparison runs while the index is searched (``index.FolderProbe``), and the
+        mtimes, that comparison runs while the index is searched (``index_build.FolderProbe``), and the
         search is done again after a refresh only when a folder moved."""
         check = None
         if self.mode in (STORED, READ_ONLY):
             try:
-                check = index.probe(self.conn, self._now_s, self._limit)
+                check = index_build.probe(self.conn, self._now_s, self._limit)
             except sqlite3.Error:
                 check = None  # the refresh below meets the same trouble and deals with it
         if check is None:
@@ -106,7 +106,7 @@ class ScopeIndex:
             if self.mode != READ_ONLY:
                 raise
         self._fresh_memory()
-        index.refresh(self.conn, self.scope, self._warn, self._now_s, limit=self._limit)
+        index_build.refresh(self.conn, self.scope, self._warn, self._now_s, limit=self._limit)
         return index.search(self.conn, terms, limit, hidden)
 
     def reindex(self, paths: list[str]) -> bool:
@@ -117,14 +117,14 @@ class ScopeIndex:
         if self.mode == READ_ONLY:
             self._to_memory()
         try:
-            index.reindex(self.conn, self.scope, paths, self._warn)
+            index_build.reindex(self.conn, self.scope, paths, self._warn)
         except index.IndexBusy as exc:
             self._warn(f"{exc}; the relations of {len(paths)} file(s) edited since they were indexed are left out")
             self.mode = AS_IT_WAS
             return False
         except index.IndexUnwritable:
             self._to_memory()
-            index.reindex(self.conn, self.scope, paths, self._warn)
+            index_build.reindex(self.conn, self.scope, paths, self._warn)
         return True
 
     def _to_memory(self) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reference import config, index, recall
+from reference import config, index, index_build, recall
 from tests.conftest import REAL_TEAM
 
 
@@ -31,7 +31,7 @@ def _tree(tmp_path: Path, n: int) -> Path:
 
 @pytest.fixture
 def large_mode(monkeypatch):
-    monkeypatch.setattr(index, "FULL_SCAN_LIMIT", 5)
+    monkeypatch.setattr(index_build, "FULL_SCAN_LIMIT", 5)
 
 
 def test_large_tree_sees_additions_and_removals_through_folder_mtimes(tmp_path, large_mode):
@@ -104,7 +104,7 @@ def test_the_derived_index_is_written_without_an_fsync_per_commit(tmp_path):
     scope = config.load({"TEAMAI_HOME": str(tmp_path / "home"), "TEAMAI_TEAM": str(team)}).active
     conn = index.open_index(scope)
     try:
-        index.refresh(conn, scope, _no_warning)
+        index_build.refresh(conn, scope, _no_warning)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     finally:
@@ -118,13 +118,13 @@ def _no_warning(message: str) -> None:
 def _journal_while_storing(monkeypatch, path: str) -> list[tuple[str, bool]]:
     """(journal mode, whether a -wal file exists) each time rows are written."""
     seen: list[tuple[str, bool]] = []
-    real = index._store
+    real = index_build._store
 
     def spy(conn, assets, warn):
         seen.append((conn.execute("PRAGMA journal_mode").fetchone()[0], os.path.exists(path + "-wal")))
         return real(conn, assets, warn)
 
-    monkeypatch.setattr(index, "_store", spy)
+    monkeypatch.setattr(index_build, "_store", spy)
     return seen
 
 
@@ -136,11 +136,11 @@ def test_a_new_index_is_filled_through_the_rollback_journal_then_kept_in_wal(tmp
     seen = _journal_while_storing(monkeypatch, scope.index_path)
     conn = index.open_index(scope)
     try:
-        index.refresh(conn, scope, _no_warning)
+        index_build.refresh(conn, scope, _no_warning)
         assert seen == [("delete", False)]
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         (team / "learnings" / "ns0" / "late.md").write_text("---\ntitle: Late alpha\n---\nbody\n")
-        index.refresh(conn, scope, _no_warning)
+        index_build.refresh(conn, scope, _no_warning)
         assert seen[1][0] == "wal"
     finally:
         conn.close()
@@ -175,23 +175,23 @@ def test_a_first_fill_cut_short_leaves_an_empty_index_that_the_next_recall_fills
     import sys
     import textwrap
 
-    team = _tree(tmp_path, 3 * index._BATCH)
+    team = _tree(tmp_path, 3 * index_build._BATCH)
     home = tmp_path / "home"
     script = textwrap.dedent(f"""
         import os
-        from reference import config, index
+        from reference import config, index, index_build
         scope = config.load({{"TEAMAI_HOME": {str(home)!r}, "TEAMAI_TEAM": {str(team)!r}}}).active
-        real, batches = index._store_batch, []
+        real, batches = index_build._store_batch, []
         def dying(conn, batch, first_id):
             real(conn, batch, first_id)
             batches.append(1)
             if len(batches) == 2:
                 print(os.path.getsize(scope.index_path), flush=True)
                 os._exit(9)
-        index._store_batch = dying
+        index_build._store_batch = dying
         conn = index.open_index(scope)
         conn.execute("PRAGMA cache_size=1")  # spill the first batches' pages into the file
-        index.refresh(conn, scope, print)
+        index_build.refresh(conn, scope, print)
     """)
     done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1],
                           capture_output=True, text=True)
@@ -204,8 +204,8 @@ def test_a_first_fill_cut_short_leaves_an_empty_index_that_the_next_recall_fills
     conn = index.open_index(scope, _no_warning)
     try:
         assert conn.execute("SELECT count(*) FROM assets").fetchone()[0] == 0
-        assert index.refresh(conn, scope, _no_warning) == 3 * index._BATCH
-        assert conn.execute("SELECT count(*) FROM bodies").fetchone()[0] == 3 * index._BATCH
+        assert index_build.refresh(conn, scope, _no_warning) == 3 * index_build._BATCH
+        assert conn.execute("SELECT count(*) FROM bodies").fetchone()[0] == 3 * index_build._BATCH
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         conn.close()
@@ -221,10 +221,10 @@ def test_a_reader_holding_a_new_index_defers_its_switch_to_wal(tmp_path):
     try:
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM meta").fetchone()
-        index._settle_journal(conn)
+        index_build._settle_journal(conn)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
         reader.execute("COMMIT")
-        index.refresh(conn, scope, _no_warning)
+        index_build.refresh(conn, scope, _no_warning)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         reader.close()
@@ -364,7 +364,7 @@ def test_full_scan_limit_from_the_environment(tmp_path, limit, seen_at_once):
     os.utime(target, ns=(10**18, 10**18))
     os.utime(target.parent, ns=(folder_mtime, folder_mtime))
     assert titles("quokka") == (["Quokka"] if seen_at_once else [])
-    assert index.full_scan_limit({"TEAMAI_FULL_SCAN_LIMIT": limit}) == {"5": 5, "12": 12}.get(limit, 4000)
+    assert index_build.full_scan_limit({"TEAMAI_FULL_SCAN_LIMIT": limit}) == {"5": 5, "12": 12}.get(limit, 4000)
 
 
 def _searches(monkeypatch) -> list[int]:
@@ -401,8 +401,8 @@ def test_a_folder_check_that_fails_counts_as_moved(tmp_path, monkeypatch):
         raise ValueError(path)
 
     monkeypatch.setattr(tree, "dir_mtime", broken)
-    assert index.FolderProbe([(str(tmp_path), 1)]).moved() is True
-    assert index.FolderProbe([]).moved() is False
+    assert index_build.FolderProbe([(str(tmp_path), 1)]).moved() is True
+    assert index_build.FolderProbe([]).moved() is False
 
 
 @pytest.mark.parametrize("threads", [True, False])
@@ -415,9 +415,9 @@ def test_folders_are_checked_with_or_without_a_thread(tmp_path, monkeypatch, thr
 
         monkeypatch.setattr(_thread, "start_new_thread", refuse)
     now = os.stat(tmp_path).st_mtime_ns
-    assert index.FolderProbe([(str(tmp_path), now)]).moved() is False
-    assert index.FolderProbe([(str(tmp_path), now), (str(tmp_path / "gone"), now)]).moved() is True
-    assert index.FolderProbe([(str(tmp_path), now - 1)]).moved() is True
+    assert index_build.FolderProbe([(str(tmp_path), now)]).moved() is False
+    assert index_build.FolderProbe([(str(tmp_path), now), (str(tmp_path / "gone"), now)]).moved() is True
+    assert index_build.FolderProbe([(str(tmp_path), now - 1)]).moved() is True
 
 
 def _dump(path: Path) -> dict[str, list[tuple]]:

@@ -147,21 +147,21 @@ def test_a_state_folder_that_fails_each_write_is_said_once(cli, team, monkeypatc
     prints its hits and one warning for the folder, not one per file it could not write."""
     import errno
 
-    from reference import index, runlog
+    from reference import index, index_build, runlog
 
     assert cli("recall", "redis").code == 0  # a stored index, a log, a ledger
 
     def full(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    stored_refresh = index.refresh
+    stored_refresh = index_build.refresh
 
     def index_full(conn, *args, **kwargs):  # type: ignore[no-untyped-def]
         if conn.execute("PRAGMA database_list").fetchone()[2]:  # the stored file, not a copy in memory
             raise index.IndexUnwritable("the index cannot be written (No space left on device)")
         return stored_refresh(conn, *args, **kwargs)
 
-    monkeypatch.setattr(index, "refresh", index_full)
+    monkeypatch.setattr(index_build, "refresh", index_full)
     monkeypatch.setattr(runlog, "append_bytes", full)
     (team / "learnings" / "new.md").write_text("# Redis pool sizing\nredis\n", encoding="utf-8")
     res = cli("recall", "redis")

@@ -1,10 +1,11 @@
 """``python -m conformance.mutation`` (``nox -s mutation``): the corpus's mutation score.
 
-Steps: list the mutants of the target modules (:mod:`.targets`, :mod:`.operators`); trace the
-scenarios the cache does not know yet (:mod:`.tracing`); give each mutant the scenarios that can
-notice it (:mod:`.plan`), likeliest killers first; take every verdict the cache still holds
-(:mod:`.cache`) and judge the rest in forked processes (:mod:`.judge`); write the report
-(:mod:`.report`) against the committed equivalents (:mod:`.equivalents`).
+Steps: list the mutants of the target modules (:mod:`.targets`, :mod:`.walker` with
+:mod:`.operators`); trace the scenarios the cache does not know yet (:mod:`.tracing`); give each
+mutant the scenarios that can notice it (:mod:`.plan`), likeliest killers first; take every
+verdict the cache still holds (:mod:`.cache`) and judge the rest in forked processes
+(:mod:`.judge`); write the report (:mod:`.report`) against the committed equivalents
+(:mod:`.equivalents`).
 
 Exit codes: 0 the score reached ``--fail-under`` (default: no threshold), 1 it did not, 2 usage,
 3 the corpus or the equivalents file is invalid, 4 the unmutated reference fails a scenario
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import corpus as corpus_mod
-from . import equivalents, operators, report, targets, tracing
+from . import equivalents, operators, report, targets, tracing, walker
 from .cache import Cache, mutant_key
 from .judge import KILLED, LISTED, SURVIVED, TIMEOUT, UNCOVERED, Job, Verdict, dependents, run_jobs
 from .operators import Mutant
@@ -88,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     trees = {t.path: ast.parse(sources[t.path], filename=t.path) for t in chosen}
     every: list[Mutant] = []
     for t in chosen:
-        every += operators.mutants(sources[t.path], t.module, t.path, t.only)
+        every += walker.mutants(sources[t.path], t.module, t.path, t.only)
     if args.operator:
         every = [m for m in every if m.operator in args.operator]
     if args.only:

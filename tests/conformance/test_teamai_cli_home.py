@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conformance.drivers import teamai_cli_home as home_mod
-from reference import config, index
+from reference import config, index, index_build
 
 TREE = {
     "rules/finance/payments.md": "# Payments must be idempotent\n\nEvery charge carries an idempotency key.\n",
@@ -95,7 +95,7 @@ def test_wiki_pages_follow_the_default_depth_rule(tmp_path):
 def reference_assets(team: Path, state: Path) -> dict[str, set[str]]:
     cfg = config.load({"TEAMAI_HOME": str(state)}, team=str(team))
     conn = index.open_index(cfg.active)
-    index.refresh(conn, cfg.active, lambda _m: None)
+    index_build.refresh(conn, cfg.active, lambda _m: None)
     found: dict[str, set[str]] = {}
     for entry in index.entries(conn):
         found.setdefault(entry.kind, set()).add(entry.tree_path)

@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from conformance import corpus as corpus_mod  # noqa: E402
-from conformance.mutation import operators  # noqa: E402
+from conformance.mutation import operators, walker  # noqa: E402
 from reference import ledger as real  # noqa: E402
 
 EXAMPLES = 300
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
     source = (ROOT / "reference" / "ledger.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
-    mutants = {m.id: m for m in operators.mutants(source, "reference.ledger", "reference/ledger.py")}
+    mutants = {m.id: m for m in walker.mutants(source, "reference.ledger", "reference/ledger.py")}
     wanted = set(args.functions.split(","))
     rows = [json.loads(line) for line in args.report.read_text(encoding="utf-8").splitlines() if line.strip()]
     ids = [r["id"] for r in rows if r["status"] == "survived" and not r.get("equivalent")

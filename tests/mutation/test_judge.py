@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance import corpus as corpus_mod
-from conformance.mutation import equivalents, judge, operators, targets
+from conformance.mutation import equivalents, judge, targets, walker
 from conformance.mutation.cache import Cache
 from conformance.mutation.judge import Job, run_jobs
 from conformance.mutation.operators import Mutant
@@ -29,7 +29,7 @@ def corpus() -> corpus_mod.Corpus:
 
 def _render_mutants() -> tuple[list[Mutant], ast.Module]:
     source = (ROOT / RENDER).read_text(encoding="utf-8")
-    return operators.mutants(source, "reference.render", RENDER), ast.parse(source)
+    return walker.mutants(source, "reference.render", RENDER), ast.parse(source)
 
 
 def _one(found: list[Mutant], before: str, after: str) -> Mutant:
@@ -96,7 +96,7 @@ def test_dependents_are_those_that_import_the_module() -> None:
 
 def test_plan_follows_a_table_to_the_lines_that_read_it() -> None:
     source = "_NAMES = ('a', 'b')\n_SET = frozenset(_NAMES)\nOTHER = 1\n\ndef f(x):\n    return x in _SET\n"
-    found = operators.mutants(source, "reference.m", "reference/m.py")
+    found = walker.mutants(source, "reference.m", "reference/m.py")
     plan = Plan({"case-f": {"lines": {"reference/m.py": [6]}, "outcome": "pass", "duration": 0.1},
                  "case-g": {"lines": {"reference/m.py": [3]}, "outcome": "pass", "duration": 0.1},
                  IMPORT: {"lines": {"reference/m.py": [1, 2, 3, 5]}, "outcome": "pass", "duration": 0.0}},
@@ -136,7 +136,7 @@ def test_the_committed_equivalents_name_real_mutants() -> None:
     listed = equivalents.load()
     ids: set[str] = set()
     for t in targets.resolve(ROOT):
-        ids |= {m.id for m in operators.mutants((ROOT / t.path).read_text(encoding="utf-8"), t.module, t.path, t.only)}
+        ids |= {m.id for m in walker.mutants((ROOT / t.path).read_text(encoding="utf-8"), t.module, t.path, t.only)}
     assert not set(listed) - ids
 
 
@@ -197,7 +197,7 @@ def test_a_run_reports_and_a_rerun_judges_only_what_a_new_scenario_reaches(tmp_p
     lines = (tmp_path / "report" / "partial.jsonl").read_text(encoding="utf-8").splitlines()
     verdicts = {json_id(line): json_status(line) for line in lines}
     echo = (ROOT / "reference" / "render.py").read_text(encoding="utf-8")
-    capped = [m.id for m in operators.mutants(echo, "render", "reference/render.py", None)
+    capped = [m.id for m in walker.mutants(echo, "render", "reference/render.py", None)
               if m.operator == "number" and m.before.startswith("MAX_QUERY_ECHO")]
     assert capped and set(capped) <= set(verdicts)
     assert capped and all(verdicts[i] != "killed" for i in capped)  # no long query in this corpus
@@ -230,7 +230,7 @@ def test_a_listed_equivalent_is_judged_only_when_asked(tmp_path: Path, capsys, m
     (corpus_dir / "scenarios" / "recall" / "end-and-footer.yaml").write_text(
         (ROOT / "scenarios" / "recall" / "end-and-footer.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     capped = "render:<module>:number:"
-    listed = [m.id for m in operators.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
+    listed = [m.id for m in walker.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
                                               "reference.render", "reference/render.py", ())
               if m.id.startswith(capped)][:1]
     assert listed
@@ -283,7 +283,7 @@ def test_only_judges_the_mutants_named(tmp_path: Path, capsys) -> None:
     """After a change to a few lines, their mutants can be judged alone; an unknown id is refused."""
     from conformance.mutation import run
 
-    named = [m.id for m in operators.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
+    named = [m.id for m in walker.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
                                              "reference.render", "reference/render.py", ())][:2]
     argv = ["--module", "render", "--no-nice", "--list", *[a for i in named for a in ("--only", i)]]
     assert run.main(argv) == 0

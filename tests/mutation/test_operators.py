@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.mutation import operators, targets
-from conformance.mutation.operators import Mutant, mutants
+from conformance.mutation import targets, walker
+from conformance.mutation.operators import Mutant
+from conformance.mutation.walker import mutants
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -186,7 +187,7 @@ def test_every_target_module_is_mutated_and_a_sample_of_its_mutants_compiles() -
     for t in chosen:
         source = (ROOT / t.path).read_text(encoding="utf-8")
         tree = ast.parse(source)
-        found = operators.mutants(source, t.module, t.path, t.only)
+        found = walker.mutants(source, t.module, t.path, t.only)
         assert found, t.short
         ids = [m.id for m in found]
         assert len(ids) == len(set(ids)), t.short

@@ -243,9 +243,9 @@ def test_index_version_change_rebuilds_relations(cli, home, team) -> None:  # ty
 def large_tree(monkeypatch):  # type: ignore[no-untyped-def]
     """Trees above this many assets notice in-place edits only through folder mtimes and a walk
     every few minutes; three assets make the example tree such a tree."""
-    from reference import index
+    from reference import index_build
 
-    monkeypatch.setattr(index, "FULL_SCAN_LIMIT", 3)
+    monkeypatch.setattr(index_build, "FULL_SCAN_LIMIT", 3)
 
 
 def _edit_in_place(path: Path, text: str) -> None:
