@@ -16,7 +16,7 @@ from . import outcomes
 from .capture_scenario import BuildError, Built
 from .case_runner import run_case
 from .corpus import Payload, Scenario
-from .driver import connect
+from .implementations import connect
 
 DECISIONS = ("claim", "evidence", "link")
 _CLAUSES = {("claim", None): "CLAIM-PARSED-COMMAND", ("evidence", "read"): "ADOPT-READ-TOOL",

@@ -43,6 +43,11 @@ class Observation:
     norm: Normalizer
 
 
+# What explains a failed case (``explain.explain_failure``): the driver, the case, its payloads, its
+# result and the timeout in; the explanation (a JSON object) out.
+Explainer = Callable[[Driver, Scenario, Mapping[str, Payload], outcomes.CaseResult, float], dict[str, Any]]
+
+
 class ScenarioError(ValueError):
     """The scenario cannot be turned into messages (a corpus fault, not the implementation's)."""
 
@@ -59,16 +64,18 @@ class _Unprinted(Exception):
 
 def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload],
              timeout: float = DEFAULT_TIMEOUT, trace: Tracer | None = None,
-             explain: bool = False,
+             explain: Explainer | None = None,
              observer: Callable[[Observation], None] | None = None,
              profile: bool | None = None) -> outcomes.CaseResult:
     """``trace``: observe after every step and hand each answer to it (``explain.py`` replays a
-    failed case so). ``explain``: a case that fails gets an explanation (``result.explanation``);
-    asked for where a person reads the failure (``run``, the pytest plugin), since it replays the
-    case and runs the reference, which callers judging only the outcome (honesty, pairs, shrink,
-    the mutation judge) would pay for on every failure. ``observer``, when given, gets what the
-    run observed once every step has run. ``profile``: judge the reference's profile whatever the
-    driver declares (None: only for a driver that declares it, ``levels.judged``)."""
+    failed case so). ``explain``, when given (``explain.explain_failure``), gives a case that
+    fails its explanation (``result.explanation``); given where a person reads the failure
+    (``run``, the pytest plugin), since it replays the case and runs the reference, which callers
+    judging only the outcome (honesty, pairs, shrink, the mutation judge) would pay for on every
+    failure. It is passed in, not imported: explaining runs cases itself. ``observer``, when
+    given, gets what the run observed once every step has run. ``profile``: judge the reference's
+    profile whatever the driver declares (None: only for a driver that declares it,
+    ``levels.judged``)."""
     started = time.perf_counter()
     result = outcomes.CaseResult(scenario.id, scenario.title, scenario.area, scenario.agents, scenario.clauses,
                                  outcomes.PASS)
@@ -115,10 +122,8 @@ def run_case(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         result.duration = time.perf_counter() - started
-    if explain and result.outcome == outcomes.FAIL:
-        from .explain import explain_failure
-
-        result.explanation = explain_failure(driver, scenario, payloads, result, timeout)
+    if explain is not None and result.outcome == outcomes.FAIL:
+        result.explanation = explain(driver, scenario, payloads, result, timeout)
     return result
 
 

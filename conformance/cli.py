@@ -43,7 +43,8 @@ from . import (
 )
 from . import corpus as corpus_mod
 from .capabilities import needs
-from .driver import DriverUnusable, connect
+from .driver import DriverUnusable
+from .implementations import connect
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_CORPUS, EXIT_DRIVER = 0, 1, 2, 3, 4
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent

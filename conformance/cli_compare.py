@@ -11,7 +11,8 @@ from typing import IO
 
 from . import candidates, diff_run, lint, shrink
 from .corpus import Corpus, Scenario
-from .driver import Driver, DriverUnusable, connect
+from .driver import Driver, DriverUnusable
+from .implementations import connect
 from .observation import implementation
 from .scenario_file import dump
 

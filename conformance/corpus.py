@@ -16,8 +16,6 @@ from typing import Any
 
 import yaml
 
-from . import selection
-
 SCENARIO_GLOB = "*.yaml"
 GENERATED = "generated"  # the folder of an area that ``teamai-conformance generate`` owns
 PAYLOAD_GLOB = "*.json"
@@ -145,10 +143,6 @@ class Corpus:
 
     def by_id(self) -> dict[str, Scenario]:
         return {s.id: s for s in self.scenarios}
-
-    def select(self, only: list[str] | None = None, agent: str | None = None) -> list[Scenario]:
-        """The scenarios these selectors name (``selection`` owns the grammar; raises ``NoMatch``)."""
-        return selection.select(self, only or (), agent)
 
 
 def find_clauses(root: Path) -> Path | None:

@@ -12,13 +12,14 @@ Failures are sorted here, because the runner reports them differently:
 - :class:`ProtocolViolation`: an answer that is not the protocol (garbage, wrong seq).
 
 After a crash, a timeout or a violation the runner calls :meth:`Driver.restart`.
+
+Which driver an ``--impl`` names is chosen above the drivers, in ``implementations.py``.
 """
 
 from __future__ import annotations
 
 import os
 import select
-import shlex
 import signal
 import subprocess
 import tempfile
@@ -36,7 +37,7 @@ from .protocol import ProtocolViolation
 HANDSHAKE_TIMEOUT = 30.0
 
 __all__ = ["Driver", "DriverCrashed", "DriverError", "DriverTimeout", "DriverUnusable", "LocalDriver",
-           "ProcessDriver", "ProtocolViolation", "connect"]
+           "ProcessDriver", "ProtocolViolation"]
 
 
 class DriverError(RuntimeError):
@@ -265,31 +266,3 @@ class ProcessDriver(Driver):
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
-
-
-def connect(impl: str) -> Driver:
-    """A driver for ``impl``: ``reference`` (in-process), ``reference-subprocess`` (the protocol to a
-    driver process that runs the reference inside it), ``reference-cli`` (the protocol, and every
-    command a real ``teamai-ref`` process), ``teamai-cli`` (the published teamai-cli 0.25.0, see
-    ``drivers/teamai_cli.py``), ``perturbed`` (the reference with every choice the proposals leave
-    open made another way, in-process, ``drivers/perturbed.py``), or a command line."""
-    import sys
-
-    if impl == "reference":
-        from .reference_driver import ReferenceBackend, in_process
-
-        return LocalDriver(lambda: ReferenceBackend(in_process), "reference")
-    if impl == "perturbed":
-        from .drivers import perturbed
-
-        return perturbed.connect()
-    if impl == "reference-subprocess":
-        return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference"], impl)
-    if impl == "reference-cli":
-        return ProcessDriver([sys.executable, "-m", "conformance", "driver", "reference", "--exec", "cli"], impl)
-    if impl == "teamai-cli":
-        return ProcessDriver([sys.executable, "-m", "conformance.drivers.teamai_cli"], impl)
-    argv = shlex.split(impl)
-    if not argv:
-        raise DriverUnusable("--impl is empty")
-    return ProcessDriver(argv, impl)

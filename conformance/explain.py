@@ -48,7 +48,7 @@ def _explain(driver: Driver, scenario: Scenario, payloads: Mapping[str, Payload]
     from .case_runner import run_case
 
     impl = Trace()
-    replay = run_case(driver, scenario, payloads, timeout, trace=impl, explain=False)
+    replay = run_case(driver, scenario, payloads, timeout, trace=impl)
     out: dict[str, Any] = {"replay": replay.outcome}
     if replay.outcome not in (outcomes.FAIL, outcomes.PASS):
         out["problem"] = f"the replay with an observe after every step ended in {replay.outcome}: " \

@@ -14,10 +14,11 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from . import outcomes
-from .case_runner import run_case
+from .case_runner import Explainer, run_case
 from .corpus import Corpus, Scenario
-from .driver import Driver, connect
+from .driver import Driver
 from .expectations import Expected, apply
+from .implementations import connect
 
 _worker: dict[str, Any] = {}
 
@@ -31,13 +32,23 @@ def _init(impl: str, corpus: Corpus, timeout: float) -> None:
 def _run_one(case_id: str, explain: bool = True) -> outcomes.CaseResult:
     corpus: Corpus = _worker["corpus"]
     scenario = corpus.by_id()[case_id]
-    return run_case(_worker["driver"], scenario, corpus.payloads, _worker["timeout"], explain=explain)
+    return run_case(_worker["driver"], scenario, corpus.payloads, _worker["timeout"],
+                    explain=_explainer(explain))
 
 
 def _unexpected_if_failed(expected: dict[str, Expected], case_id: str) -> bool:
     """Whether a failure of the case would be unexpected, and so worth explaining (a replay)."""
     entry = expected.get(case_id)
     return entry is None or entry.status != "fail"
+
+
+def _explainer(wanted: bool) -> Explainer | None:
+    """What explains a failed case when that is wanted (``explain.explain_failure``), else None."""
+    if not wanted:
+        return None
+    from .explain import explain_failure
+
+    return explain_failure
 
 
 def run_all(impl: str, corpus: Corpus, chosen: list[Scenario], expected: dict[str, Expected],
@@ -74,7 +85,7 @@ def _execute(impl: str, corpus: Corpus, todo: list[Scenario], jobs: int, timeout
         try:
             for scenario in todo:
                 yield run_case(active, scenario, corpus.payloads, timeout,
-                               explain=_unexpected_if_failed(expected, scenario.id))
+                               explain=_explainer(_unexpected_if_failed(expected, scenario.id)))
         finally:
             if own:
                 active.stop()

@@ -115,7 +115,8 @@ def _by_path(config: pytest.Config) -> dict[Path, list[corpus_mod.Scenario]]:
 def _driver(config: pytest.Config) -> Any:
     """One driver for the session (per xdist worker), started at the first case that runs."""
     if "driver" not in _STATE:
-        from .driver import DriverUnusable, connect
+        from .driver import DriverUnusable
+        from .implementations import connect
 
         try:
             _STATE["driver"] = connect(_impl(config))
@@ -169,8 +170,12 @@ class ScenarioItem(pytest.Item):
 
     def runtest(self) -> None:
         corpus, _ = _shared(self.config)
-        unexpected = self.expected is None or self.expected.status != "fail"
-        result = run_case(_driver(self.config), self.scenario, corpus.payloads, explain=unexpected)
+        explain = None
+        if self.expected is None or self.expected.status != "fail":  # an unexpected failure is explained
+            from .explain import explain_failure
+
+            explain = explain_failure
+        result = run_case(_driver(self.config), self.scenario, corpus.payloads, explain=explain)
         if result.outcome == outcomes.NOT_APPLICABLE:
             pytest.skip(result.message)
         if result.outcome != outcomes.PASS:

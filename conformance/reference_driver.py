@@ -42,7 +42,8 @@ _PASS_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT", "PYTH
 def in_process(argv: list[str], env: dict[str, str], stdin: bytes, cwd: str) -> tuple[int, str, str]:
     """Run ``teamai-ref`` in this process. An uncaught exception ends like an uncaught one in a
     child process would (exit 1, traceback on stderr), so both runners report the same outcome."""
-    from reference.cli import Io, run
+    from reference.cli import run
+    from reference.streams import Io
 
     out, err = io.StringIO(), io.StringIO()
     try:

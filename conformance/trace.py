@@ -111,7 +111,7 @@ def reference_trace(scenario: Scenario, payloads: Mapping[str, Payload], timeout
         _REFERENCE["backend"] = backend = NotingBackend()
         _REFERENCE["driver"] = LocalDriver(lambda: backend, "reference")
     trace = Trace()
-    result = run_case(_REFERENCE["driver"], scenario, payloads, timeout, trace=trace, explain=False)
+    result = run_case(_REFERENCE["driver"], scenario, payloads, timeout, trace=trace)
     backend = _REFERENCE["backend"]
     hooks = [i for i, step in enumerate(scenario.steps) if "hook" in step]
     norm = trace.norm or Normalizer()

@@ -21,31 +21,16 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
+from .streams import Io, one_line
+
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the hook path
     import argparse
-    from typing import IO, Any
+    from typing import Any
 
     from .config import Config
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INPUT, EXIT_BUSY = 0, 1, 2, 3, 4
-
-
-class Io:
-    """The process's environment and streams, passed explicitly so the conformance harness can run
-    the same entry point in-process."""
-
-    def __init__(self, env: Mapping[str, str], stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> None:
-        self.env = env
-        self.stdin = stdin
-        self.stdout = stdout
-        self.stderr = stderr
-
-    def warn(self, message: str) -> None:
-        self.stderr.write(f"teamai-ref: warning: {one_line(message)}\n")
-
-    def error(self, message: str) -> None:
-        self.stderr.write(f"teamai-ref: error: {one_line(message)}\n")
 
 
 class OneWarningPerCause:
@@ -65,11 +50,6 @@ class OneWarningPerCause:
                 return
             self.unwritable = True
         self.warn(message)
-
-
-def one_line(message: str) -> str:
-    """A message as one line: a tool that wraps another's error text must not spill lines."""
-    return " ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 class _Usage(Exception):
@@ -330,7 +310,7 @@ def run(argv: Sequence[str], io: Io) -> int:
     if argv and argv[0] == "capture":  # a hook too: never a usage exit, and "--" ends its own options
         from .capture import command as capture
 
-        return capture.main(list(argv[1:]), io)
+        return capture.main(list(argv[1:]), io, build_parser)
     from . import config, index
     from .clock import ClockError
     from .ledger import YamlUnavailable

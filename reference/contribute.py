@@ -32,7 +32,7 @@ from .clock import now
 from .relations import check, paths
 
 if TYPE_CHECKING:
-    from .cli import Io
+    from .streams import Io
 
 SLUG_CHARS = 60
 _TITLE_LINE = re.compile(r"^title[ \t]*:.*$", re.MULTILINE)

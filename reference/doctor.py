@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from .cli import Io
+    from .streams import Io
 
 PROBE_EVENT = "doctor-probe"  # an event no hook knows: the hook notes it and records nothing
 PROBE_TIMEOUT = 60.0

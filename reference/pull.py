@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 
 from . import logspool, reducer, retention
-from .cli import EXIT_BUSY, EXIT_OK, Io, _load_config
+from .cli import EXIT_BUSY, EXIT_OK, _load_config
 from .storage import lock_wait
+from .streams import Io
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -27,7 +27,7 @@ from .relations import check, paths
 from .relations.declarations import FAIL, Finding
 
 if TYPE_CHECKING:
-    from .cli import Io
+    from .streams import Io
 
 FAIL_MARK, WARN_MARK = "✖", "!"
 INDENT = "  "  # as in the spec's example of review output

@@ -22,7 +22,8 @@ import json
 from typing import Any
 
 from . import reducer
-from .cli import EXIT_OK, Io, _load_config
+from .cli import EXIT_OK, _load_config
+from .streams import Io
 
 LAST = 10
 

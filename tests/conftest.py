@@ -55,7 +55,8 @@ class Cli:
         self.env.update({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team), "TEAMAI_LOCK_WAIT": "2"})
 
     def __call__(self, *argv: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> Result:
-        from reference.cli import Io, run
+        from reference.cli import run
+        from reference.streams import Io
 
         full = {**self.env, **(env or {})}
         out, err = io.StringIO(), io.StringIO()

@@ -105,7 +105,7 @@ def test_a_usage_error_has_one_prefix(cli) -> None:  # type: ignore[no-untyped-d
 def test_every_warning_and_error_is_one_line() -> None:
     import io
 
-    from reference.cli import Io
+    from reference.streams import Io
 
     err = io.StringIO()
     out = Io({}, io.BytesIO(), io.StringIO(), err)

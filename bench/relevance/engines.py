@@ -83,7 +83,8 @@ class Reference:
             if proc.returncode not in (0, 1):
                 raise RuntimeError(f"teamai-ref {' '.join(argv[:1])} exited {proc.returncode}: {proc.stderr.strip()}")
             return proc.stdout
-        from reference.cli import Io, run
+        from reference.cli import run
+        from reference.streams import Io
 
         out, err = io.StringIO(), io.StringIO()
         code = run(argv, Io(self.env, io.BytesIO(), out, err))

@@ -154,7 +154,8 @@ def _imports(tree: ast.Module, package: str) -> set[str]:
 def _run_in_child(job: Job, code: types.CodeType, stale: set[str], corpus: Corpus,
                   baseline: dict[str, str]) -> Verdict:
     from ..case_runner import run_case
-    from ..driver import DriverUnusable, connect
+    from ..driver import DriverUnusable
+    from ..implementations import connect
 
     started = time.perf_counter()
     for name in [n for n in sys.modules if n in stale]:

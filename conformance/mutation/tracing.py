@@ -32,7 +32,7 @@ from typing import Any
 
 from ..case_runner import run_case
 from ..corpus import Corpus, Scenario
-from ..driver import connect
+from ..implementations import connect
 from .judge import quick_io
 from .targets import Target
 

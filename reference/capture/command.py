@@ -30,9 +30,10 @@ from . import store
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any
 
-    from ..cli import Io
+    from ..streams import Io
 
 USAGE = "teamai-ref capture EVENT --tool AGENT [--out DIR] [--keep] [--agent-version V] [-- COMMAND ...]"
 KEEP_NOTICE = ("teamai-ref capture: --keep: payloads are stored as the agent sent them, with file contents, "
@@ -58,13 +59,13 @@ def run(args: argparse.Namespace, io: Io) -> int:
     return _capture(args, [], io, _read_all(io.stdin))
 
 
-def main(argv: list[str], io: Io) -> int:
-    """The command line after ``capture``; everything after the first ``--`` is the inner hook."""
+def main(argv: list[str], io: Io, build_parser: Callable[[str], argparse.ArgumentParser]) -> int:
+    """The command line after ``capture``; everything after the first ``--`` is the inner hook.
+    ``build_parser`` is the command line's own (``cli.build_parser``), which parses this command's
+    options as ``teamai-ref capture`` and says its help."""
     cut = argv.index("--") if "--" in argv else len(argv)
     front, inner = argv[:cut], argv[cut + 1:]
     if "-h" in front or "--help" in front:
-        from ..cli import build_parser
-
         try:
             build_parser("capture").parse_args(["capture", "--help"])
         except SystemExit:
@@ -72,8 +73,6 @@ def main(argv: list[str], io: Io) -> int:
         return 0
     raw = _read_all(io.stdin)
     try:
-        from ..cli import build_parser
-
         args = build_parser("capture").parse_args(["capture", *front])
     except Exception as exc:  # noqa: BLE001 - a bad hook line must not fail the agent
         io.stderr.write(f"{exc}; the payload is passed on, nothing is recorded\n")

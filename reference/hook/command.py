@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from ..cli import Io
+    from ..streams import Io
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

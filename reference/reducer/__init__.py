@@ -7,7 +7,8 @@ times, never on the order of the lines or on when it runs; running it again chan
 
 One rule, one module:
 
-- ``logread``: reading the log cheaply (lines split by kind, decoded on demand; exact instants);
+- ``logread``: reading the log cheaply (lines split by kind, decoded on demand; exact instants), and
+  the pending reads it yields (whether a read's status counts, the spelling exact reads compare in);
 - ``sessions``: links to root sessions;
 - ``settle``: which session ran a run, and whether the recall subagent did;
 - ``join``: which recalled docs a read adopts (same root, 24 h window, path, status, maker);

@@ -73,8 +73,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..config import Scope
-    from .logread import Record
-    from .settle import Maker
+    from .logread import Maker, Record
 
 VERSION = 3  # 3: digests of the covered log and of its own parts; an unclaimed recall subagent run names no maker in a root session
 HEAD = 1024  # bytes of the header line, padding and newline included

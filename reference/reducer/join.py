@@ -8,30 +8,21 @@ marked run, and its status counts
 path (both in ``pathmatch.canonical`` spelling); other evidence uses ``pathmatch.suffix_match``
 over every path the root's runs in the window printed (one candidate only). Each vote key is
 adopted once per read, through the earliest run that printed it.
+
+The read itself, whether its status counts and the spelling of its path are ``logread``'s:
+``model`` builds the reads from the log, and the join works on the model it built.
 """
 
 from __future__ import annotations
 
-from ..pathmatch import canonical, suffix_match
+from ..pathmatch import suffix_match
 from .logread import DAY
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .logread import EvidenceId
+    from .logread import Read
     from .model import Model
-    from .settle import Maker, Run
-
-
-class Read:
-    """A pending read (an evidence line with no consumed line)."""
-
-    __slots__ = ("ident", "ts", "session", "root", "actor", "path", "exact", "counts")
-
-    def __init__(self, ident: EvidenceId, ts: int, session: str, root: str, actor: Maker, path: str,
-                 exact: bool, counts: bool) -> None:
-        self.ident, self.ts, self.session, self.root, self.actor = ident, ts, session, root, actor
-        self.path, self.exact = path, exact
-        self.counts = counts  # its status lets it count
+    from .settle import Run
 
 
 class Match:
@@ -41,12 +32,6 @@ class Match:
 
     def __init__(self, read: Read, key: str, run: Run) -> None:
         self.read, self.key, self.run = read, key, run
-
-
-def counts(status: object, simple: object) -> bool:
-    """Whether a read's status lets it count: a failed call never does, an unknown one only when
-    it was a simple read."""
-    return status == "success" or (status == "unknown" and simple is True)
 
 
 def matches(model: Model, read: Read) -> list[Match]:
@@ -68,17 +53,3 @@ def matches(model: Model, read: Read) -> list[Match]:
             if key not in found:
                 found[key] = Match(read, key, run)
     return list(found.values())
-
-
-_COMPARABLE: dict[str, str] = {}
-
-
-def comparable(path: str) -> str:
-    """The printed path in the spelling exact evidence uses (``pathmatch.canonical``); a plain
-    POSIX path is already in it, so the costly fold runs only for unusual spellings."""
-    if "\\" not in path and "/." not in path and "//" not in path and path[1:2] != ":":
-        return path
-    value = _COMPARABLE.get(path)
-    if value is None:
-        value = _COMPARABLE[path] = canonical(path)
-    return value

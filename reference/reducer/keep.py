@@ -24,12 +24,13 @@ from bisect import bisect_left
 from .. import jsontext
 from ..clock import stamp_micros
 from .checkpoint import PREFIX, SLACK, Makers, View, dropped_ids, kind_of
-from .join import counts, matches
+from .join import matches
 from .logread import (
     DAY,
     KINDS,
     Lines,
     consumed_identity,
+    counts,
     encode,
     identity,
     instant,
@@ -47,9 +48,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .logread import Record
+    from .logread import Maker, Record
     from .model import Model
-    from .settle import Maker
 
 
 def compact(lines: Lines, model: Model, now: int, base: View | None) -> tuple[dict[str, Any], bytes]:

@@ -9,12 +9,17 @@ malformed before any reader sees it, so a value cut out between quotes always de
 
 Instants are exact integers (microseconds, ``clock.micros``): a read exactly 24 h after a run or
 after a credited read must compare equal, which floats do not promise.
+
+A pending read is kept as a :class:`Read`, with whether its status lets it count (:func:`counts`)
+and, for ``exact`` evidence, the printed paths in the spelling it is compared in
+(:func:`comparable`): ``model`` builds them, ``join`` decides on them.
 """
 
 from __future__ import annotations
 
 from .. import jsontext
 from ..clock import ClockError, micros
+from ..pathmatch import canonical
 from ..storage import utf8
 
 TYPE_CHECKING = False  # typing is not imported at run time: a Stop pays for every import
@@ -24,6 +29,7 @@ if TYPE_CHECKING:
 
     Record = dict[str, Any]
     EvidenceId = tuple[str, str, str]  # (ts, session, path) as written
+    Maker = tuple[str, str | None]  # an actor: (session, agent id)
 
 DAY = 24 * 3600 * 1_000_000  # microseconds
 KINDS = ("run", "claim", "evidence", "link", "consumed")
@@ -180,6 +186,38 @@ def consumed_identity(rec: Record) -> EvidenceId | None:
     """The read a consumed line settles."""
     ev = rec.get("evidence")
     return identity(ev) if isinstance(ev, dict) else None
+
+
+class Read:
+    """A pending read (an evidence line with no consumed line)."""
+
+    __slots__ = ("ident", "ts", "session", "root", "actor", "path", "exact", "counts")
+
+    def __init__(self, ident: EvidenceId, ts: int, session: str, root: str, actor: Maker, path: str,
+                 exact: bool, counts: bool) -> None:
+        self.ident, self.ts, self.session, self.root, self.actor = ident, ts, session, root, actor
+        self.path, self.exact = path, exact
+        self.counts = counts  # its status lets it count
+
+
+def counts(status: object, simple: object) -> bool:
+    """Whether a read's status lets it count: a failed call never does, an unknown one only when
+    it was a simple read."""
+    return status == "success" or (status == "unknown" and simple is True)
+
+
+_COMPARABLE: dict[str, str] = {}
+
+
+def comparable(path: str) -> str:
+    """The printed path in the spelling exact evidence uses (``pathmatch.canonical``); a plain
+    POSIX path is already in it, so the costly fold runs only for unusual spellings."""
+    if "\\" not in path and "/." not in path and "//" not in path and path[1:2] != ":":
+        return path
+    value = _COMPARABLE.get(path)
+    if value is None:
+        value = _COMPARABLE[path] = canonical(path)
+    return value
 
 
 def _outermost(line: bytes, at: int) -> bool:

@@ -1,9 +1,10 @@
 """What the log says, as far as a decision needs it: settled runs per root session, the recall
 subagent's actors, the credits already given and the reads still pending.
 
-:func:`build` applies the rules of ``sessions``, ``settle`` and ``join`` to whatever lines it is
-given; the Stop path gives it the checkpoint's lines and the new ones, ``pull`` and ``stats`` the
-whole log. Its outcome depends on the set of lines, never on their order.
+:func:`build` applies the rules of ``sessions`` and ``settle``, and which reads count
+(``logread.counts``), to whatever lines it is given; the Stop path gives it the checkpoint's lines
+and the new ones, ``pull`` and ``stats`` the whole log. Its outcome depends on the set of lines,
+never on their order. The join (``join.matches``) and the credit decide on the model it builds.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from bisect import bisect_left
 
 from .. import jsontext
 from ..storage import utf8
-from .join import Read, comparable, counts
 from .logread import (
     DAY,
     Lines,
+    Read,
     agent_id,
+    comparable,
     complete,
     consumed_identity,
+    counts,
     identity,
     instant,
     maybe_recall_subagent,
@@ -38,8 +41,8 @@ if TYPE_CHECKING:
 
     from ..config import Config
     from .checkpoint import Makers
-    from .logread import EvidenceId, Record
-    from .settle import ClaimOrder, Maker, Run
+    from .logread import EvidenceId, Maker, Record
+    from .settle import ClaimOrder, Run
 
 
 class Model:

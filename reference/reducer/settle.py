@@ -33,10 +33,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .logread import Record
+    from .logread import Maker, Record
     from .sessions import Roots
 
-    Maker = tuple[str, str | None]
     ClaimOrder = tuple[int, str, str, bool, str, str]
 
 RECALL_SUBAGENT = "teamai-recall"

@@ -45,7 +45,8 @@ class Machine:
             proc = subprocess.run([sys.executable, "-m", "reference", "capture", *argv], input=stdin,
                                   capture_output=True, env=full, cwd=ROOT, timeout=120)
             return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
-        from reference.cli import Io, run
+        from reference.cli import run
+        from reference.streams import Io
 
         out, err = io.StringIO(), io.StringIO()
         code = run(["capture", *argv], Io(full, io.BytesIO(stdin), out, err))

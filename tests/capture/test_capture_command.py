@@ -12,7 +12,8 @@ from pathlib import Path
 
 from reference import storage
 from reference.capture import store
-from reference.cli import Io, run
+from reference.cli import run
+from reference.streams import Io
 
 from .conftest import ROOT, Machine, corpus_payload
 

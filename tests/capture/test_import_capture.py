@@ -18,7 +18,7 @@ import yaml
 
 from conformance import cli, corpus, lint, outcomes, recorded_shapes
 from conformance.case_runner import run_case
-from conformance.driver import connect
+from conformance.implementations import connect
 from conformance.normalize import Normalizer
 from conformance.substitute import where
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from conformance.recorded_shapes import key_paths
 from reference.capture.scrub import EMAIL, HOME, LINE, SECRET, SHOWN, Scrubber
-from reference.cli import Io, run
+from reference.cli import run
+from reference.streams import Io
 
 from .conftest import ROOT, Machine, corpus_payload
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance import corpus, driver, lint, outcomes
+from conformance import corpus, driver, implementations, lint, outcomes
 from conformance.case_runner import run_case
 
 FIXTURE = Path(__file__).resolve().parent / "corpus"
@@ -159,7 +159,7 @@ def test_the_reference_prints_what_the_same_scenarios_need(tmp_path):
     """The same substitutions against an implementation that prints run ids: nothing to blame."""
     tail = STEP.format(action="hook: claude/post-tool-use-read\n    set: {session_id: s, "
                               "tool_response.stdout: 'run=${r1.run}'}")
-    result = _run(tmp_path, tail, driver.connect("reference"))
+    result = _run(tmp_path, tail, implementations.connect("reference"))
     assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
 
 

@@ -14,8 +14,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import cli, corpus, differential, lint, outcomes, placement, pool, scenario_file, shrink
-from conformance.driver import connect
+from conformance import (
+    cli,
+    corpus,
+    differential,
+    lint,
+    outcomes,
+    placement,
+    pool,
+    scenario_file,
+    selection,
+    shrink,
+)
+from conformance.implementations import connect
 
 RELATED = """\
 id: fx-related-lines
@@ -178,7 +189,7 @@ def test_a_disagreement_is_written_as_a_candidate_that_pins_the_first_side(loade
     dest.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
     again = corpus.load(loaded.root)
     assert [p for p in lint.lint(again) if path.name in p] == []
-    chosen = again.select([data["id"]])
+    chosen = selection.select(again, [data["id"]])
     assert pool.run_all("reference", again, chosen, {})[0].outcome == outcomes.PASS
     assert pool.run_all(fake("no-stop"), again, chosen, {}, timeout=20.0)[0].outcome == outcomes.FAIL
 
@@ -223,7 +234,7 @@ def test_shrink_cuts_a_case_down_to_what_still_fails_the_same_way(loaded, fake, 
     dest.write_text(out.read_text(encoding="utf-8"), encoding="utf-8")
     again = corpus.load(loaded.root)
     assert [p for p in lint.lint(again) if "shrunk" in p] == []
-    chosen = again.select(["fx-stop-credits-shrunk"])
+    chosen = selection.select(again, ["fx-stop-credits-shrunk"])
     assert pool.run_all("reference", again, chosen, {})[0].outcome == outcomes.PASS
     failed = pool.run_all(fake("no-stop"), again, chosen, {}, timeout=20.0)[0]
     assert failed.outcome == outcomes.FAIL

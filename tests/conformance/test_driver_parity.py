@@ -17,7 +17,7 @@ import project
 import pytest
 import snapshots
 
-from conformance import corpus, driver, pool
+from conformance import corpus, driver, implementations, pool
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -62,7 +62,7 @@ def protocol() -> Iterator[driver.Driver]:
     job for a whole run: the cases meet a driver that has served others before them, and the suite
     does not pay an interpreter start per chunk. The fixture corpus and the slice above start their
     own, two at a time."""
-    active = driver.connect("reference-subprocess")
+    active = implementations.connect("reference-subprocess")
     yield active
     active.stop()
 

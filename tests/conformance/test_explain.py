@@ -289,6 +289,7 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
 
     from conformance import driver
     from conformance.case_runner import run_case
+    from conformance.explain import explain_failure
 
     def legacy(message: dict[str, Any]) -> dict[str, Any]:
         cmd, extra = message["cmd"], {}
@@ -309,7 +310,8 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
 
     loaded = project.load()
     active = driver.LocalDriver(lambda: legacy, "legacy")
-    result = run_case(active, loaded.by_id()["attr-claude-shell-recall-claims"], loaded.payloads, explain=True)
+    result = run_case(active, loaded.by_id()["attr-claude-shell-recall-claims"], loaded.payloads,
+                      explain=explain_failure)
     assert result.outcome == outcomes.FAIL
     first = result.explanation["first"]
     assert first["index"] == 0 and [d["decision"] for d in first["decisions"]] == [

@@ -13,7 +13,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import applicability, cli, corpus, outcomes, pool, report_jsonl, report_terminal, vacuity
+from conformance import (
+    applicability,
+    cli,
+    corpus,
+    outcomes,
+    pool,
+    report_jsonl,
+    report_terminal,
+    selection,
+    vacuity,
+)
 from conformance import without_relations as wr
 from conformance.substitute import Context, SubstitutionError, is_known_form
 
@@ -121,7 +131,7 @@ def _corpus(root: Path, scenario_writer, **files: str) -> corpus.Corpus:
 
 
 def _run(impl: str, loaded: corpus.Corpus, ids: list[str]) -> dict[str, outcomes.CaseResult]:
-    return {r.id: r for r in pool.run_all(impl, loaded, loaded.select(ids), {}, timeout=20.0)}
+    return {r.id: r for r in pool.run_all(impl, loaded, selection.select(loaded, ids), {}, timeout=20.0)}
 
 
 # -- partly applicable ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, corpus, driver, outcomes, pool
+from conformance import cli, corpus, driver, implementations, outcomes, pool, selection
 
 BOOM = """id: {id}
 title: A recall the fake driver misbehaves on
@@ -37,7 +37,7 @@ def _with_boom(root: Path) -> corpus.Corpus:
                                                 ("garbage", outcomes.ERROR)])
 def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, directive, outcome):
     loaded = _with_boom(corpus_copy)
-    chosen = loaded.select(["aa-boom", "fx-recall-prints-hit", "fx-designed-to-fail"])
+    chosen = selection.select(loaded, ["aa-boom", "fx-recall-prints-hit", "fx-designed-to-fail"])
     results = {r.id: r for r in pool.run_all(fake(directive), loaded, chosen, {}, timeout=3.0)}
     assert results["aa-boom"].outcome == outcome, results["aa-boom"].message
     assert results["fx-recall-prints-hit"].outcome == outcomes.PASS
@@ -46,7 +46,7 @@ def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, dir
 
 def test_crash_message_names_the_exit(corpus_copy, fake):
     loaded = _with_boom(corpus_copy)
-    (result,) = pool.run_all(fake("crash"), loaded, loaded.select(["aa-boom"]), {}, timeout=5.0)
+    (result,) = pool.run_all(fake("crash"), loaded, selection.select(loaded, ["aa-boom"]), {}, timeout=5.0)
     assert "exit 3" in result.message
 
 
@@ -65,7 +65,7 @@ def test_few_capabilities_make_cases_not_applicable_or_partly_applicable(corpus_
 
 def test_unknown_protocol_version_is_driver_unusable(corpus_copy, fake):
     with pytest.raises(driver.DriverUnusable, match="protocol 99"):
-        driver.connect(fake("bad-protocol"))
+        implementations.connect(fake("bad-protocol"))
     err = io.StringIO()
     code = cli.main(["--corpus", str(corpus_copy), "run", "--impl", fake("bad-protocol")], io.StringIO(), err)
     assert code == cli.EXIT_DRIVER and "protocol 99" in err.getvalue()

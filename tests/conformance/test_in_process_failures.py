@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance import corpus, driver, outcomes, pipes, pool, report_junit
+from conformance import corpus, driver, implementations, outcomes, pipes, pool, report_junit, selection
 from conformance.reference_driver import ReferenceBackend, in_process
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -66,7 +66,7 @@ def test_an_in_process_failure_has_its_outcome_and_the_run_goes_on(corpus_copy, 
     loaded = _corpus(corpus_copy)
     Misbehaving.starts = 0
     active = driver.LocalDriver(lambda: Misbehaving(how), f"in-process {how}")
-    chosen = loaded.select(["aa-boom", "fx-recall-prints-hit"])
+    chosen = selection.select(loaded, ["aa-boom", "fx-recall-prints-hit"])
     results = {r.id: r for r in pool.run_all("unused", loaded, chosen, {}, timeout=2.0, driver=active)}
     active.stop()
     assert results["aa-boom"].outcome == outcome and said in results["aa-boom"].message
@@ -79,7 +79,7 @@ def test_an_in_process_failure_has_its_outcome_and_the_run_goes_on(corpus_copy, 
 
 def test_an_empty_impl_is_unusable():
     with pytest.raises(driver.DriverUnusable, match="--impl is empty"):
-        driver.connect("   ")
+        implementations.connect("   ")
 
 
 def _result(case_id: str, outcome: str, message: str = "") -> outcomes.CaseResult:

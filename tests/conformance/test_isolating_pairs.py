@@ -12,7 +12,7 @@ import project
 import pytest
 
 from conformance import clauses, cli, corpus, lint, pairs
-from conformance.driver import connect
+from conformance.implementations import connect
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = project.load()

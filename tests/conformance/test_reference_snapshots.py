@@ -25,7 +25,8 @@ import snapshots
 
 from conformance import expectations, lint, outcomes
 from conformance.case_runner import run_case
-from conformance.driver import connect
+from conformance.explain import explain_failure
+from conformance.implementations import connect
 from conformance.report_terminal import failure_block
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def test_reference_output_and_state(scenario, reference, updating):
     if expected is not None and expected.status == "skip":
         pytest.skip(expected.reason or "skipped by the expectations file")
     failing = expected is not None and expected.status == "fail"
-    result = run_case(reference, scenario, CORPUS.payloads, explain=not failing)
+    result = run_case(reference, scenario, CORPUS.payloads, explain=None if failing else explain_failure)
     got = snapshots.pinned_text(scenario, result)
     path = snapshots.path_of(scenario)
     if updating:

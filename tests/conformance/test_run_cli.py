@@ -12,7 +12,7 @@ import pytest
 
 from conformance import cli, corpus, expectations, outcomes, pool, report_terminal, timeline
 from conformance.case_runner import run_case
-from conformance.driver import connect
+from conformance.implementations import connect
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

@@ -14,7 +14,7 @@ import project
 import pytest
 import yaml
 
-from conformance import capabilities, corpus, driver, expectations, outcomes, pool
+from conformance import capabilities, corpus, driver, expectations, implementations, outcomes, pool, selection
 from conformance.drivers import teamai_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ EXPECTATIONS = ROOT / "conformance" / "expectations" / "teamai-cli-0.25.toml"
 
 @pytest.fixture(scope="module")
 def cli(teamai_cli: str) -> Iterator[driver.Driver]:
-    active = driver.connect("teamai-cli")
+    active = implementations.connect("teamai-cli")
     yield active
     active.stop()
 
@@ -50,14 +50,14 @@ def test_handshake_declares_only_what_0_25_has(cli, loaded):
 def test_recall_format_cases_are_the_reference_s_profile_and_not_held_against_0_25(cli, loaded):
     """The start line, tags line and footer are how the reference prints (its profile): 0.25, which
     declares no profile, is not judged on them at all."""
-    results = pool.run_all("teamai-cli", loaded, loaded.select(FORMAT_CASES), {}, driver=cli)
+    results = pool.run_all("teamai-cli", loaded, selection.select(loaded, FORMAT_CASES), {}, driver=cli)
     assert sorted((r.id, r.outcome) for r in results) == sorted((c, outcomes.NOT_APPLICABLE) for c in FORMAT_CASES), \
         [r.message for r in results]
     assert all("the reference's profile" in r.message for r in results)
 
 
 def test_scopes_and_shadowing_0_25_has_pass_in_its_own_words(cli, loaded):
-    results = pool.run_all("teamai-cli", loaded, loaded.select(SCOPE_CASES), {}, driver=cli)
+    results = pool.run_all("teamai-cli", loaded, selection.select(loaded, SCOPE_CASES), {}, driver=cli)
     assert sorted((r.id, r.outcome) for r in results) == sorted((c, outcomes.PASS) for c in SCOPE_CASES), \
         [r.message for r in results]
     assert all(r.partly and r.lacking == ["a recall log"] for r in results)  # each also checks the log
@@ -66,7 +66,7 @@ def test_scopes_and_shadowing_0_25_has_pass_in_its_own_words(cli, loaded):
 
 
 def test_run_id_cases_fail_with_a_readable_mismatch(cli, loaded):
-    results = pool.run_all("teamai-cli", loaded, loaded.select(RUN_ID_CASES), {}, driver=cli)
+    results = pool.run_all("teamai-cli", loaded, selection.select(loaded, RUN_ID_CASES), {}, driver=cli)
     for result in results:
         assert result.outcome == outcomes.FAIL, (result.id, result.message)
         miss = result.mismatches[0]
@@ -88,7 +88,7 @@ def test_the_committed_expectations_hold_for_the_recall_area(cli, loaded, part):
     """Every recall case ends as the file expects, and each part meets a pass, an expected
     failure and a case of which nothing applies."""
     expected = expectations.load(EXPECTATIONS)
-    cases = loaded.select(["recall"])
+    cases = selection.select(loaded, ["recall"])
     results = pool.run_all("teamai-cli", loaded, cases[part::RECALL_PARTS], expected, driver=cli)
     unexpected = [(r.id, r.outcome, r.message) for r in results if r.outcome in outcomes.UNEXPECTED]
     assert unexpected == []

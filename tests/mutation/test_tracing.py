@@ -7,7 +7,7 @@ from pathlib import Path
 from conformance import corpus as corpus_mod
 from conformance.mutation import targets, tracing
 from reference import ledger, upvoted
-from reference.reducer import join
+from reference.reducer import logread
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,14 +17,14 @@ def test_restore_puts_memos_loaders_and_new_names_back(monkeypatch):
     before_instants = dict(upvoted._INSTANTS)
     pristine = tracing.Pristine()
     upvoted._when("2026-11-30T10:00:00.000Z")  # a memo filled in place
-    join.comparable("/tmp/x/../y.md")
+    logread.comparable("/tmp/x/../y.md")
     ledger._loader(ledger.yaml_module())  # a loader built on first use and kept in a global
     ledger.__dict__["_added_since"] = 1
     assert ledger._LOADER is not None and "2026-11-30T10:00:00.000Z" in upvoted._INSTANTS
     pristine.restore()
     assert ledger._LOADER is None
     assert upvoted._INSTANTS == before_instants
-    assert "/tmp/x/../y.md" not in join._COMPARABLE
+    assert "/tmp/x/../y.md" not in logread._COMPARABLE
     assert "_added_since" not in ledger.__dict__
 
 

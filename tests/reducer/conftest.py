@@ -70,7 +70,8 @@ def run_cli(lab: Lab, *argv: str, at: float = 90_000.0) -> tuple[int, str, str]:
     """``teamai-ref`` in-process, through the same entry point as the console script."""
     import io
 
-    from reference.cli import Io, run
+    from reference.cli import run
+    from reference.streams import Io
 
     out, err = io.StringIO(), io.StringIO()
     code = run(list(argv), Io(lab.env(at), io.BytesIO(b""), out, err))

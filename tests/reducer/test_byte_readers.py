@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from reference import jsontext
 from reference.reducer import logread
-from reference.reducer.join import comparable
 
 from .spellings import spelling
 
@@ -84,8 +83,8 @@ def test_each_reader_answers_what_the_decoder_reads_or_declines(spelt: tuple[byt
         assert logread.maybe_recall_subagent(line, b'"caller":', absent=True) or rec.get("caller") != "teamai-recall"
         docs = rec.get("docs") or []
         printed = {p for d in docs if isinstance(d, dict) and logread.text(p := d.get("path"))}
-        found_paths = set(logread.path_values(line, comparable))
-        assert {v for p in printed for v in (p, comparable(p))} <= found_paths
+        found_paths = set(logread.path_values(line, logread.comparable))
+        assert {v for p in printed for v in (p, logread.comparable(p))} <= found_paths
     if kind == "claim":
         actor = rec.get("actor")
         recall = isinstance(actor, dict) and actor.get("agent_type") == "teamai-recall"

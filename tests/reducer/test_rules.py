@@ -351,8 +351,8 @@ def test_the_stop_path_reads_real_hook_lines_without_decoding_them(lab):
     import io
     import json as _json
 
-    from reference.cli import Io
     from reference.cli import run as cli_run
+    from reference.streams import Io
 
     payload = {"session_id": "ses-a", "cwd": str(lab.team), "hook_event_name": "PostToolUse",
                "tool_name": "Read", "tool_input": {"file_path": lab.path("d1")},

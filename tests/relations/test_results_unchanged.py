@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reference import relations_view
-from reference.cli import Io, run
+from reference.cli import run
 from reference.relations import extract
+from reference.streams import Io
 
 WORDS = ["payment", "ledger", "receipt", "timeout", "retry", "deploy", "freeze", "redis", "queue", "job"]
 PLACES = ["rules/r{}.md", "docs/d{}.md", "learnings/l{}.md", "learnings/ns/l{}.md", "skills/s{}/SKILL.md",

@@ -19,7 +19,8 @@ from hypothesis import event
 
 from conformance import corpus, counterexample
 from conformance.case_runner import run_case
-from conformance.driver import Driver, connect
+from conformance.driver import Driver
+from conformance.implementations import connect
 from conformance.outcomes import CaseResult
 
 from . import agents
