@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import ledger
+from reference import ledger, ledger_read
 
 GOOD = """version: 2
 votes:
@@ -86,7 +86,7 @@ def test_any_ledger_text_is_raised_or_set_aside_never_lost(tmp_path_factory, dat
     tmp = tmp_path_factory.mktemp("ledger")
     try:
         before = ledger.parse(data.decode("utf-8"))
-    except (ledger.CorruptLedger, UnicodeDecodeError):
+    except (ledger_read.CorruptLedger, UnicodeDecodeError):
         before = None
     warnings, path = _raise(tmp, data)
     after = ledger.parse(path.read_text("utf-8"))

@@ -30,7 +30,8 @@ def imported(cli: Cli, event: str) -> set[str]:
 def test_post_tool_use_imports_no_heavy_module(cli: Cli) -> None:
     names = imported(cli, "post-tool-use")
     assert "reference.hook.classify" in names
-    for heavy in ("yaml", "sqlite3", "_sqlite3", "reference.index", "reference.recall", "reference.ledger", "shlex"):
+    for heavy in ("yaml", "sqlite3", "_sqlite3", "reference.index", "reference.recall", "reference.ledger",
+                  "reference.ledger_read", "reference.ledger_write", "shlex"):
         assert heavy not in names, heavy
 
 
@@ -76,7 +77,8 @@ def test_a_stop_reads_through_its_checkpoint_with_no_heavy_module(cli: Cli, team
     names = _stop_imports(cli, _turn(2, doc, other))
     assert "reference.reducer.checkpoint" in names and "reference.reducer.model" in names
     for heavy in ("typing", "dataclasses", "datetime", "argparse", "yaml", "sqlite3", "reference.retention",
-                  "reference.index", "reference.ledger", "shlex"):
+                  "reference.index", "reference.ledger", "reference.ledger_read", "reference.ledger_write",
+                  "shlex"):
         assert heavy not in names, heavy
 
 
