@@ -295,7 +295,7 @@ class ReferenceBackend:
 
     # -- state -----------------------------------------------------------------------------
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
-        from reference import config, ledger, runlog
+        from reference import config, ledger, ledger_read, runlog
 
         env = self._env(message)
         cfg = config.load(env)
@@ -303,7 +303,7 @@ class ReferenceBackend:
         answer: dict[str, Any] = {"votes": {}, "log": [], "stats": None, "raw": {}}
         try:
             answer["votes"] = ledger.read(cfg.active.ledger_path)
-        except ledger.CorruptLedger as exc:
+        except ledger_read.CorruptLedger as exc:
             answer["votes"] = {}
             answer["raw"]["votes-error"] = str(exc)
         answer["log"] = runlog.read(cfg.active.log_path)[0]

@@ -313,7 +313,7 @@ def run(argv: Sequence[str], io: Io) -> int:
         return capture.main(list(argv[1:]), io, build_parser)
     from . import config, index
     from .clock import ClockError
-    from .ledger import YamlUnavailable
+    from .ledger_read import YamlUnavailable
     from .storage import Busy
 
     args = plain_recall(argv)

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import config, ledger, runlog
+from . import config, ledger, ledger_read, runlog
 from .hook import command
 from .hook.agents import AGENTS
 
@@ -149,9 +149,9 @@ def _probe(report: Report, argv: list[str], env: dict[str, str]) -> None:
 
 def _fast_line_has_yaml() -> bool:
     """Whether the hook line's interpreter, started as the line starts it, can import PyYAML
-    through ``ledger.yaml_module`` (the late site set-up)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(ledger.__file__)))
-    code = f"import sys; sys.path.insert(0, {root!r}); from reference import ledger; ledger.yaml_module()"
+    through ``ledger_read.yaml_module`` (the late site set-up)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(ledger_read.__file__)))
+    code = f"import sys; sys.path.insert(0, {root!r}); from reference import ledger_read; ledger_read.yaml_module()"
     try:
         proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, timeout=PROBE_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
@@ -174,7 +174,7 @@ def _ledger(report: Report, cfg: config.Config) -> None:
     except OSError as exc:
         report.line("votes ledger", "FAIL", f"{path} cannot be read ({exc.strerror})", f"fix the permissions of {path}")
         return
-    spelled = ledger.spelling(text)
+    spelled = ledger_read.spelling(text)
     if spelled == "teamai":
         how = "teamai's spelling, read without PyYAML"
     elif _fast_line_has_yaml():
@@ -186,11 +186,11 @@ def _ledger(report: Report, cfg: config.Config) -> None:
         return
     try:
         document = ledger.parse(text)
-    except ledger.CorruptLedger as exc:
+    except ledger_read.CorruptLedger as exc:
         report.line("votes ledger", "note", f"{path}: not a ledger ({exc}): the next write moves it aside and "
                     "starts a new one")
         return
-    except ledger.YamlUnavailable as exc:
+    except ledger_read.YamlUnavailable as exc:
         report.line("votes ledger", "FAIL", f"{path}: {exc}", "install PyYAML for this interpreter")
         return
     report.line("votes ledger", "ok", f"{path}: {how} ({len(document['votes'])} entries, "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from . import index, index_build, ledger, ranking, runlog, session_env, tree
+from . import index, index_build, ledger, ledger_read, ranking, runlog, session_env, tree
 from .clock import now_seconds, now_stamp
 from .config import WORKSPACE, WRITABLE_HINT, Config, Scope
 from .relations import visibility
@@ -197,7 +197,7 @@ def record(cfg: Config, hits: list[Hit], caller: str | None, warn: Callable[[str
                 if not deferred:
                     for raise_ in raises:
                         tally.add(*raise_)
-        except (Busy, ledger.YamlUnavailable) as exc:
+        except (Busy, ledger_read.YamlUnavailable) as exc:
             warn(f"{exc}; recalled_count was not updated for this run{later}")
         except OSError as exc:
             warn(f"the votes ledger cannot be written ({exc.strerror or exc}); recalled_count was not updated"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import ledger
+from reference import ledger, ledger_read, ledger_write
 
 # What teamai 0.25 writes (the npm ``yaml`` package's ``YAML.stringify``): block style, plain keys
 # and instants, "" for an instant never set, no last_upvoted_at before the first upvote.
@@ -79,7 +79,7 @@ def test_raising_counts_raises_deltas_as_teamai_increments_do(tmp_path):
     """incrementRecalled / incrementUpvoted: a new entry starts as {0, 0, ""}, a new delta as {0, 0},
     and each raise of a count raises its delta by as much."""
     path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
-    assert ledger.empty_entry() == {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": ""}
+    assert ledger_write.empty_entry() == {"recalled_count": 0, "upvoted_count": 0, "last_recalled_at": ""}
     with ledger.raising(path, lock, 1.0, "2026-12-01T00:00:00.000Z", print) as tally:
         tally.add("redis-timeout", "recalled_count", "last_recalled_at", "2026-12-01T00:00:00.000Z")
     with ledger.raising(path, lock, 1.0, "2026-12-01T00:01:00.000Z", print) as tally:
@@ -122,7 +122,7 @@ def test_writes_in_teamai_spelling():
         "a: b": {"recalled_count": 1, "upvoted_count": 1, "last_recalled_at": "",
                  "last_upvoted_at": "2026-11-30T11:00:00.000Z"}},
         "deltas": {}}
-    assert ledger.dump(doc) == (
+    assert ledger_write.dump(doc) == (
         "version: 2\n"
         "votes:\n"
         "  redis-timeout:\n"
@@ -139,13 +139,13 @@ def test_writes_in_teamai_spelling():
         "    last_recalled_at: \"\"\n"
         "    last_upvoted_at: 2026-11-30T11:00:00.000Z\n"
         "deltas: {}\n")
-    assert ledger.dump(ledger.new_document()) == "version: 2\nvotes: {}\ndeltas: {}\n"
+    assert ledger_write.dump(ledger.new_document()) == "version: 2\nvotes: {}\ndeltas: {}\n"
 
 
 def test_our_earlier_spelling_still_reads():
     earlier = ('version: 2\nvotes:\n  "redis-timeout":\n    recalled_count: 1\n    upvoted_count: 0\n'
                '    last_recalled_at: "2026-11-30T10:00:00.000Z"\n    last_upvoted_at: null\ndeltas: {}\n')
-    assert ledger._fast_parse(earlier) is not None
+    assert ledger_read._fast_parse(earlier) is not None
     assert ledger.view(ledger.parse(earlier)) == {"redis-timeout": {
         "recalled_count": 1, "upvoted_count": 0, "last_recalled_at": "2026-11-30T10:00:00.000Z",
         "last_upvoted_at": None}}
@@ -171,7 +171,7 @@ def test_a_version_1_ledger_is_migrated_as_teamai_does():
     "votes: {a: {recalled_count: 1}\n",
 ])
 def test_what_is_not_a_ledger_is_corrupt(text):
-    with pytest.raises(ledger.CorruptLedger):
+    with pytest.raises(ledger_read.CorruptLedger):
         ledger.parse(text)
 
 
@@ -231,12 +231,12 @@ def test_a_ledger_only_yaml_reads_is_not_moved_aside_when_yaml_is_missing(tmp_pa
     flow = "{version: 2, votes: {a: {recalled_count: 1, upvoted_count: 0, last_recalled_at: ''}}, deltas: {}}\n"
     (tmp_path / "votes.yaml").write_text(flow)
     code = ("import sys; sys.modules['yaml'] = None\n"
-            "from reference import ledger\n"
+            "from reference import ledger, ledger_read\n"
             "try:\n"
             f"    with ledger.raising({str(tmp_path / 'votes.yaml')!r}, {str(tmp_path / 'votes.lock')!r}, 1.0,"
             " 'now', print) as tally:\n"
             "        tally.add('b', 'recalled_count', 'last_recalled_at', 'now')\n"
-            "except ledger.YamlUnavailable as exc:\n"
+            "except ledger_read.YamlUnavailable as exc:\n"
             "    print('unavailable:', exc)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -248,7 +248,7 @@ def test_a_ledger_only_yaml_reads_is_not_moved_aside_when_yaml_is_missing(tmp_pa
 def test_non_utf8_ledger_is_corrupt(tmp_path):
     path = tmp_path / "votes.yaml"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(ledger.CorruptLedger):
+    with pytest.raises(ledger_read.CorruptLedger):
         ledger.read(str(path))
 
 

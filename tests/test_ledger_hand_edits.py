@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import ledger
+from reference import ledger, ledger_read
 
 GOOD = """version: 2
 votes:
@@ -86,7 +86,7 @@ def test_any_ledger_text_is_raised_or_set_aside_never_lost(tmp_path_factory, dat
     tmp = tmp_path_factory.mktemp("ledger")
     try:
         before = ledger.parse(data.decode("utf-8"))
-    except (ledger.CorruptLedger, UnicodeDecodeError):
+    except (ledger_read.CorruptLedger, UnicodeDecodeError):
         before = None
     warnings, path = _raise(tmp, data)
     after = ledger.parse(path.read_text("utf-8"))
@@ -98,7 +98,10 @@ def test_any_ledger_text_is_raised_or_set_aside_never_lost(tmp_path_factory, dat
                                                         "last_recalled_at": STAMP, "last_upvoted_at": None}}
         return
     assert not aside and not warnings
-    assert not any(isinstance(k, str) and k.startswith("\ufeff") for k in after)  # a BOM is no part of a key
+    # the mark that starts a file saved with one is no part of its first key; a key a hand edit spelt
+    # with U+FEFF further down is a key nobody knows here, kept as read like any other
+    text = data.decode("utf-8")
+    assert not any(isinstance(k, str) and k.startswith("\ufeff") and text.startswith(k) for k in after)
     old, new = ledger.view(before), ledger.view(after)
     assert new["redis-timeout"]["recalled_count"] == old.get("redis-timeout", {}).get("recalled_count", 0) + 1
     assert {k: v for k, v in new.items() if k != "redis-timeout"} == {k: v for k, v in old.items()

@@ -13,7 +13,7 @@ import sys
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import jsontext, ledger, pathmatch
+from reference import jsontext, ledger_read, ledger_write, pathmatch
 from reference.reducer import logread, model
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
@@ -163,11 +163,11 @@ _instants = st.builds(lambda d, tail: d.strftime("%Y-%m-%dT%H:%M:%S.") + tail,
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(_words, _numbers, _instants))
 def test_scalar_readers_match_the_patterns(text: str) -> None:
-    assert ledger._plain_word(text) == bool(PLAIN.fullmatch(text))
-    assert ledger._is_instant(text) == bool(INSTANT.fullmatch(text))
-    assert ledger._is_int(text) == bool(INT.fullmatch(text))
-    assert ledger._is_floatish(text) == bool(FLOATISH.fullmatch(text))
-    assert ledger._raw_control_plain(text) == bool(RAW_CONTROL_PLAIN.search(text))
+    assert ledger_write._plain_word(text) == bool(PLAIN.fullmatch(text))
+    assert ledger_read._is_instant(text) == bool(INSTANT.fullmatch(text))
+    assert ledger_read._is_int(text) == bool(INT.fullmatch(text))
+    assert ledger_read._is_floatish(text) == bool(FLOATISH.fullmatch(text))
+    assert ledger_read._raw_control_plain(text) == bool(RAW_CONTROL_PLAIN.search(text))
 
 
 @settings(max_examples=600, deadline=None)
@@ -177,21 +177,21 @@ def test_scalar_readers_match_the_patterns(text: str) -> None:
                  st.one_of(_numbers, _instants, st.sampled_from(['""', "{}", "[]", "x", "-3", "--3", ""]))))
 def test_the_common_line_reader_matches_its_pattern(line: str) -> None:
     found = COMMON.fullmatch(line)
-    if found is None or found.group(2) in ledger._NOT_KEYS:
-        assert ledger._common(line) is None
+    if found is None or found.group(2) in ledger_read._NOT_KEYS:
+        assert ledger_read._common(line) is None
         return
     spaces, key, count, empty, instant = found.groups()
     value = int(count) if count is not None else ("" if empty == '""' else {}) if empty is not None \
-        else ledger._OPEN if instant is None else instant
-    assert ledger._common(line) == (len(spaces), key, value)
+        else ledger_read._OPEN if instant is None else instant
+    assert ledger_read._common(line) == (len(spaces), key, value)
 
 
 def test_every_single_character_is_read_as_the_patterns_read_it() -> None:
     for code in range(0x110000):
         char = chr(code)
-        assert ledger._plain_word(char) == bool(PLAIN.fullmatch(char)), hex(code)
-        assert ledger._plain_word("a" + char) == bool(PLAIN.fullmatch("a" + char)), hex(code)
-        assert ledger._raw_control_plain(char) == bool(RAW_CONTROL_PLAIN.search(char)), hex(code)
+        assert ledger_write._plain_word(char) == bool(PLAIN.fullmatch(char)), hex(code)
+        assert ledger_write._plain_word("a" + char) == bool(PLAIN.fullmatch("a" + char)), hex(code)
+        assert ledger_read._raw_control_plain(char) == bool(RAW_CONTROL_PLAIN.search(char)), hex(code)
 
 
 # --- what a Stop imports ------------------------------------------------------------------------

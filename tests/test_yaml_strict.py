@@ -7,7 +7,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import frontmatter, ledger, yaml_strict
+from reference import frontmatter, ledger_read, yaml_strict
 
 C_LOADER = getattr(yaml, "CSafeLoader", None)
 LOADERS = [yaml.SafeLoader, *([C_LOADER] if C_LOADER is not None else [])]
@@ -49,10 +49,10 @@ def test_both_readers_give_the_same_answer(parts, as_key):
 
 
 def test_a_ledger_holding_a_surrogate_escape_is_corrupt_whichever_reader(monkeypatch):
-    monkeypatch.setattr(ledger, "_LOADER", None)  # put back after: later readers keep the real loader
+    monkeypatch.setattr(ledger_read, "_LOADER", None)  # put back after: later readers keep the real loader
     monkeypatch.delattr(yaml, "CSafeLoader", raising=False)  # as if PyYAML had no libyaml
-    with pytest.raises(ledger.CorruptLedger, match="invalid Unicode character escape"):
-        ledger._yaml_parse('version: 2\nvotes:\n  k: {note: "\\ud800"}\n')
+    with pytest.raises(ledger_read.CorruptLedger, match="invalid Unicode character escape"):
+        ledger_read._yaml_parse('version: 2\nvotes:\n  k: {note: "\\ud800"}\n')
 
 
 def test_frontmatter_with_a_surrogate_escape_is_malformed_whichever_reader(monkeypatch):

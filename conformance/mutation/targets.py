@@ -35,6 +35,9 @@ PATTERNS: tuple[str, ...] = (
     "reference/reducer/*.py",
     "reference/upvoted.py",  # its rule; its file (upvoted_file.py) is the reference's own format, as storage is
     "reference/ledger.py",
+    # the votes ledger's file: teamai's format, which scenarios spell (given ledgers, ``ledger_file``)
+    "reference/ledger_read.py",
+    "reference/ledger_write.py",
     "reference/retention.py",
     # recall's run record and its text
     "reference/recall.py::run_record,record",

@@ -212,7 +212,7 @@ def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | Non
         fold_waiting(scope.log_path, scope.log_lock, min(lock_wait(cfg.env), HOOK_WAIT))
         reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"), session)
     except Exception as exc:  # noqa: BLE001 - a Stop hook must not fail the agent
-        from ..ledger import YamlUnavailable
+        from ..ledger_read import YamlUnavailable
 
         if isinstance(exc, YamlUnavailable):
             debug(f"{exc}: nothing was credited, the reads stay pending (install PyYAML there, or run "

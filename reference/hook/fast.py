@@ -5,7 +5,7 @@ A hook runs on every tool call of every agent, so its start-up is most of its co
 set-up and ``-I`` ignores the environment's Python variables; the folder this package is
 installed in is put on the path by hand instead. ``teamai-ref hook-command`` prints the exact
 line for the current installation. What the site set-up would have found (PyYAML, in an editable
-install) is set up late, only on the rare path that needs it (``ledger.yaml_module``).
+install) is set up late, only on the rare path that needs it (``ledger_read.yaml_module``).
 
 An installation too broken to import the reference still exits 0 (a hook never fails the
 agent's tool call) and leaves one line in the debug log under the state home.

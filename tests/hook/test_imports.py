@@ -31,7 +31,7 @@ def test_post_tool_use_imports_no_heavy_module(cli: Cli) -> None:
     names = imported(cli, "post-tool-use")
     assert "reference.hook.classify" in names
     for heavy in ("yaml", "sqlite3", "_sqlite3", "reference.index", "reference.index_build", "reference.recall",
-                  "reference.ledger", "shlex"):
+                  "reference.ledger", "reference.ledger_read", "reference.ledger_write", "shlex"):
         assert heavy not in names, heavy
 
 
@@ -77,7 +77,8 @@ def test_a_stop_reads_through_its_checkpoint_with_no_heavy_module(cli: Cli, team
     names = _stop_imports(cli, _turn(2, doc, other))
     assert "reference.reducer.checkpoint" in names and "reference.reducer.model" in names
     for heavy in ("typing", "dataclasses", "datetime", "argparse", "yaml", "sqlite3", "reference.retention",
-                  "reference.index", "reference.index_build", "reference.ledger", "shlex"):
+                  "reference.index", "reference.index_build", "reference.ledger", "reference.ledger_read",
+                  "reference.ledger_write", "shlex"):
         assert heavy not in names, heavy
 
 

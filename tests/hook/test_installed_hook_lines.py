@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reference import config, ledger
+from reference import config, ledger, ledger_read
 
 from ._support import ROOT
 
@@ -232,7 +232,7 @@ def test_without_pyyaml_teamai_spelling_still_credits_and_other_spellings_are_na
     fire(install, place, lines["stop"], {"session_id": "ses-2"}, "2026-11-30T10:00:05Z")
     doc = ledger.load(str(ledger_path))
     assert doc["votes"]["redis-timeout"]["upvoted_count"] == 2
-    assert ledger.spelling(ledger_path.read_text()) == "teamai"
+    assert ledger_read.spelling(ledger_path.read_text()) == "teamai"
 
 
 def test_doctor_in_each_install_says_what_the_hook_line_would_do(install: Install, place: dict[str, Any]) -> None:

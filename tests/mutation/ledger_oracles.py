@@ -9,7 +9,8 @@ the unmutated code. ``parse``: the mutated ``parse`` must read every ledger the 
 random documents in every spelling of ``tests/test_ledger_spelling.py``, as the unmutated one does.
 
 Each mutant of the named functions that the report lists as a survivor is compiled into a module of
-its own (the working tree is never touched) and checked; one line per mutant says ``same`` or gives
+its own (the working tree is never touched), under the module's name, with the ledger's modules that
+import it (``ledger_write``, ``ledger``) built again over it, and checked; one line per mutant says ``same`` or gives
 the first input read otherwise. A mutant that passes is a candidate for the equivalents file, with
 a reason that names the oracle; one that fails is a scenario to write.
 """
@@ -35,9 +36,12 @@ from hypothesis import strategies as st  # noqa: E402
 from conformance import corpus as corpus_mod  # noqa: E402
 from conformance.mutation import operators, walker  # noqa: E402
 from reference import ledger as real  # noqa: E402
+from reference import ledger_read, ledger_write  # noqa: E402
 
 EXAMPLES = 300
 SECONDS = 90
+# The ledger's modules, each importing only those before it: the rules over the file format.
+LEDGER = ("reference.ledger_read", "reference.ledger_write", "reference.ledger")
 
 
 class _Timeout(Exception):
@@ -48,15 +52,33 @@ def _alarm(*_: object) -> None:
     raise _Timeout
 
 
-def _mutated(mutant: operators.Mutant, tree: ast.Module) -> types.ModuleType:
-    module = types.ModuleType("reference.ledger")
-    module.__package__ = "reference"
-    module.__file__ = real.__file__
-    exec(mutant.compile(tree, str(real.__file__)), module.__dict__)  # noqa: S102 - the mutant is the point
-    return module
+def _source(name: str) -> Path:
+    return ROOT / (name.replace(".", "/") + ".py")
 
 
-def _splice_check(module: types.ModuleType) -> str:
+def _mutated(mutant: operators.Mutant, trees: dict[str, ast.Module]) -> dict[str, types.ModuleType]:
+    """The ledger's modules by name: the mutant's own compiled with the mutant, those after it built
+    again over it (their ``from .ledger_read import ...`` finds it), those before it the real ones."""
+    real_modules = {name: sys.modules[name] for name in LEDGER}
+    built = dict(real_modules)
+    try:
+        for name in LEDGER[LEDGER.index(mutant.module):]:
+            path = str(_source(name))
+            module = types.ModuleType(name)
+            module.__package__ = "reference"
+            module.__file__ = path
+            code = (mutant.compile(trees[name], path) if name == mutant.module
+                    else compile(trees[name], path, "exec", dont_inherit=True))
+            sys.modules[name] = module
+            exec(code, module.__dict__)  # noqa: S102 - the mutant is the point
+            module.CorruptLedger = ledger_read.CorruptLedger  # one class, so a corrupt ledger is corrupt to both
+            built[name] = module
+    finally:
+        sys.modules.update(real_modules)
+    return built
+
+
+def _splice_check(modules: dict[str, types.ModuleType]) -> str:
     import test_ledger_raising as raising
 
     found: list[str] = []
@@ -66,9 +88,9 @@ def _splice_check(module: types.ModuleType) -> str:
     def check(data: st.DataObject) -> None:
         text = data.draw(raising.ledgers())
         raises = data.draw(raising.raised(text))
-        whole = real.dump(real._raised(real.parse(text), raises))
+        whole = ledger_write.dump(real._raised(real.parse(text), raises))
         try:
-            spliced = module._splice(text.encode(), raises).decode()
+            spliced = modules["reference.ledger_write"]._splice(text.encode(), raises).decode()
         except ValueError:
             return  # declined: the ledger is written whole
         if spliced != whole:
@@ -83,16 +105,16 @@ def _splice_check(module: types.ModuleType) -> str:
 def _meaning(module: Any, text: str) -> tuple[Any, ...]:
     try:
         return ("ok", repr(module.parse(text)))  # repr: a NaN equals itself
-    except real.CorruptLedger:
+    except ledger_read.CorruptLedger:
         return ("corrupt",)
     except Exception as exc:  # noqa: BLE001 - a mutant may raise anything; that is a difference
         return ("raises", type(exc).__name__)
 
 
-def _parse_check(module: types.ModuleType, given_ledgers: list[str]) -> str:
+def _parse_check(modules: dict[str, types.ModuleType], given_ledgers: list[str]) -> str:
     import test_ledger_spelling as spelling
 
-    module.CorruptLedger = real.CorruptLedger  # one class, so a corrupt ledger is corrupt to both
+    module = modules["reference.ledger"]
     for text in given_ledgers:
         if _meaning(real, text) != _meaning(module, text):
             return "differs: " + repr(text)[:300]
@@ -113,26 +135,28 @@ def _parse_check(module: types.ModuleType, given_ledgers: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("oracle", choices=("splice", "parse"))
-    parser.add_argument("report", type=Path, help="a report's .jsonl (python -m conformance.mutation --module ledger)")
+    parser.add_argument("report", type=Path,
+                        help="a report's .jsonl (python -m conformance.mutation --module 'ledger*')")
     parser.add_argument("functions", help="comma-separated function names, as mutant ids spell them")
     args = parser.parse_args(argv)
 
-    source = (ROOT / "reference" / "ledger.py").read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    mutants = {m.id: m for m in walker.mutants(source, "reference.ledger", "reference/ledger.py")}
+    sources = {name: _source(name).read_text(encoding="utf-8") for name in LEDGER}
+    trees = {name: ast.parse(source) for name, source in sources.items()}
+    mutants = {m.id: m for name, source in sources.items()
+               for m in walker.mutants(source, name, _source(name).relative_to(ROOT).as_posix())}
     wanted = set(args.functions.split(","))
     rows = [json.loads(line) for line in args.report.read_text(encoding="utf-8").splitlines() if line.strip()]
     ids = [r["id"] for r in rows if r["status"] == "survived" and not r.get("equivalent")
            and r["id"].split(":")[1] in wanted and r["id"] in mutants]
     given_ledgers = [s.data["given"]["votes"] for s in corpus_mod.load(ROOT).scenarios
                      if isinstance(s.data.get("given"), dict) and isinstance(s.data["given"].get("votes"), str)]
-    check: Callable[[types.ModuleType], str] = (
+    check: Callable[[dict[str, types.ModuleType]], str] = (
         _splice_check if args.oracle == "splice" else lambda module: _parse_check(module, given_ledgers))
     signal.signal(signal.SIGALRM, _alarm)
     for ident in ids:
         signal.alarm(SECONDS)
         try:
-            verdict = check(_mutated(mutants[ident], tree))
+            verdict = check(_mutated(mutants[ident], trees))
         except _Timeout:
             verdict = "timeout"
         except Exception as exc:  # noqa: BLE001 - a mutant that raises outside the declines differs

@@ -6,26 +6,26 @@ from pathlib import Path
 
 from conformance import corpus as corpus_mod
 from conformance.mutation import targets, tracing
-from reference import ledger, upvoted
+from reference import ledger_read, upvoted
 from reference.reducer import logread
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_restore_puts_memos_loaders_and_new_names_back(monkeypatch):
-    monkeypatch.setattr(ledger, "_LOADER", None)  # as importing leaves it, whatever ran before here
+    monkeypatch.setattr(ledger_read, "_LOADER", None)  # as importing leaves it, whatever ran before here
     before_instants = dict(upvoted._INSTANTS)
     pristine = tracing.Pristine()
     upvoted._when("2026-11-30T10:00:00.000Z")  # a memo filled in place
     logread.comparable("/tmp/x/../y.md")
-    ledger._loader(ledger.yaml_module())  # a loader built on first use and kept in a global
-    ledger.__dict__["_added_since"] = 1
-    assert ledger._LOADER is not None and "2026-11-30T10:00:00.000Z" in upvoted._INSTANTS
+    ledger_read._loader(ledger_read.yaml_module())  # a loader built on first use and kept in a global
+    ledger_read.__dict__["_added_since"] = 1
+    assert ledger_read._LOADER is not None and "2026-11-30T10:00:00.000Z" in upvoted._INSTANTS
     pristine.restore()
-    assert ledger._LOADER is None
+    assert ledger_read._LOADER is None
     assert upvoted._INSTANTS == before_instants
     assert "/tmp/x/../y.md" not in logread._COMPARABLE
-    assert "_added_since" not in ledger.__dict__
+    assert "_added_since" not in ledger_read.__dict__
 
 
 def test_a_line_run_on_first_use_is_credited_to_every_scenario_that_needs_it():
@@ -34,9 +34,9 @@ def test_a_line_run_on_first_use_is_credited_to_every_scenario_that_needs_it():
     wanted = ["ledger-spelling-anchors-and-tags", "ledger-explicit-tags-kept-as-text"]
     chosen = [s for s in corpus.scenarios if s.id in wanted]
     assert len(chosen) == 2
-    traced = tracing.trace(ROOT, corpus, chosen, targets.select(targets.resolve(ROOT), ["ledger"]))
-    builds = {n for n, line in enumerate(Path(ROOT / "reference/ledger.py").read_text().splitlines(), 1)
+    traced = tracing.trace(ROOT, corpus, chosen, targets.select(targets.resolve(ROOT), ["ledger_read"]))
+    builds = {n for n, line in enumerate(Path(ROOT / "reference/ledger_read.py").read_text().splitlines(), 1)
               if "Core12.yaml_implicit_resolvers = {}" in line}
     assert len(builds) == 1
     for case in wanted:
-        assert builds <= set(traced[case]["lines"].get("reference/ledger.py", [])), case
+        assert builds <= set(traced[case]["lines"].get("reference/ledger_read.py", [])), case
