@@ -39,7 +39,8 @@ def _reduced_log(work: str, size: int, days: int) -> tuple[dict[str, str], objec
     """A log of ``size`` lines over ``days`` days up to a few minutes ago, reduced at the end of
     each day, with no checkpoint."""
     sys.path.insert(0, ROOT)
-    from reference import config, reducer
+    from reference import reducer
+    from reference.team import config
 
     team = os.path.join(work, "reduce-team")
     os.makedirs(team, exist_ok=True)

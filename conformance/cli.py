@@ -27,24 +27,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from . import clauses as clause_catalogue
-from . import (
-    cli_compare,
-    expectations,
-    lint,
-    outcomes,
-    pipes,
-    pool,
-    report_html,
-    report_jsonl,
-    report_junit,
-    report_terminal,
-    selection,
-)
-from . import corpus as corpus_mod
-from .capabilities import needs
-from .driver import DriverUnusable
+from . import pipes
+from .comparison import cli_compare
+from .corpus import clauses as clause_catalogue
+from .corpus import lint, selection
+from .corpus import read as corpus_mod
+from .corpus.capabilities import needs
 from .implementations import connect
+from .reports import (
+    html as report_html,
+)
+from .reports import (
+    jsonl as report_jsonl,
+)
+from .reports import (
+    junit as report_junit,
+)
+from .reports import (
+    terminal as report_terminal,
+)
+from .running import expectations, outcomes, pool
+from .running.driver import DriverUnusable
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_CORPUS, EXIT_DRIVER = 0, 1, 2, 3, 4
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent
@@ -111,10 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("lint", help="check the corpus (schemas, ids, references, duplicates, isolating pairs)")
     check.add_argument("--require-pairs", action="store_true",
                        help="fail when a clause has no isolating pair (isolates:/twin:) yet")
-    from .import_capture import add_parser as add_import_capture
+    from .capture.import_capture import add_parser as add_import_capture
 
     add_import_capture(sub)
-    from . import honesty
+    from .corpus import honesty
     from .generate import sync as generate
 
     generate.add_parser(sub)
@@ -159,14 +162,14 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
         build_parser().print_help(out)
         return EXIT_USAGE
     if args.command == "driver":
-        from .reference_driver import ReferenceBackend, as_subprocess, in_process
+        from .drivers.reference import ReferenceBackend, as_subprocess, in_process
         from .server import serve
 
         return serve(ReferenceBackend(as_subprocess if args.exec_mode == "cli" else in_process))
     if args.command == "report":
         return _report(args, out, err)
     if args.command == "import-capture":
-        from . import import_capture
+        from .capture import import_capture
 
         return import_capture.run(args, corpus_root(args.corpus), out, err)
     root = corpus_root(args.corpus)
@@ -187,7 +190,7 @@ def _main(argv: Sequence[str] | None, out: IO[str], err: IO[str]) -> int:
     if args.command == "show":
         return _show(corpus, args.selectors, args.agent, out, err)
     if args.command == "honesty":
-        from . import honesty
+        from .corpus import honesty
 
         return honesty.run(args, corpus, out, err)
     if args.command == "shrink":
@@ -209,7 +212,7 @@ def _select(corpus: corpus_mod.Corpus, only: list[str], agent: str | None,
 
 
 def _lint(corpus: corpus_mod.Corpus, out: IO[str], err: IO[str], require_pairs: bool = False) -> int:
-    from . import pairs, recorded_shapes
+    from .corpus import pairs, recorded_shapes
 
     problems = lint.lint(corpus)
     try:

@@ -27,10 +27,10 @@ import subprocess
 from collections.abc import Mapping
 from typing import Any
 
-from . import protocol, sandbox
-from .sandbox import Layout
+from .running import protocol, sandbox
+from .running.sandbox import Layout
+from .running.substitute import with_index
 from .server import serve
-from .substitute import with_index
 
 __all__ = ["Driver", "Layout", "asset_paths", "materialize", "repeated", "run", "serve"]
 
@@ -70,8 +70,8 @@ def asset_paths(team: str, learnings_roots: tuple[str, ...] | list[str] = ()) ->
     """Tree path -> absolute path of every asset of one scope whose files lie where the sandbox
     wrote them: the ``paths`` (or ``user_paths``) answer of ``open`` for an implementation that
     prints the files it reads in place. Learnings come from ``learnings_roots`` (default
-    ``<team>/learnings``); the table of kinds and tree paths is ``reference/tree.py``'s."""
-    from reference import tree
+    ``<team>/learnings``); the table of kinds and tree paths is ``reference/team/tree.py``'s."""
+    from reference.team import tree
 
     roots = tuple(learnings_roots) or (os.path.join(team, "learnings"),)
     return {a.tree_path: a.path for a in tree.walk(team, roots)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 import sys
 
-from .driver import Driver, DriverUnusable, LocalDriver, ProcessDriver
+from .running.driver import Driver, DriverUnusable, LocalDriver, ProcessDriver
 
 
 def connect(impl: str) -> Driver:
@@ -22,7 +22,7 @@ def connect(impl: str) -> Driver:
     ``drivers/teamai_cli.py``), ``perturbed`` (the reference with every choice the proposals leave
     open made another way, in-process, ``drivers/perturbed.py``), or a command line."""
     if impl == "reference":
-        from .reference_driver import ReferenceBackend, in_process
+        from .drivers.reference import ReferenceBackend, in_process
 
         return LocalDriver(lambda: ReferenceBackend(in_process), "reference")
     if impl == "perturbed":

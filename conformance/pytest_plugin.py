@@ -33,10 +33,10 @@ from typing import Any
 
 import pytest
 
-from . import corpus as corpus_mod
-from . import expectations, outcomes
-from .case_runner import run_case
-from .report_terminal import failure_block
+from .corpus import read as corpus_mod
+from .reports.terminal import failure_block
+from .running import expectations, outcomes
+from .running.case_runner import run_case
 
 PROJECT = Path(__file__).resolve().parent.parent  # this project's own corpus
 REFERENCE_IMPLS = ("reference", "reference-subprocess", "reference-cli")
@@ -115,8 +115,8 @@ def _by_path(config: pytest.Config) -> dict[Path, list[corpus_mod.Scenario]]:
 def _driver(config: pytest.Config) -> Any:
     """One driver for the session (per xdist worker), started at the first case that runs."""
     if "driver" not in _STATE:
-        from .driver import DriverUnusable
         from .implementations import connect
+        from .running.driver import DriverUnusable
 
         try:
             _STATE["driver"] = connect(_impl(config))
@@ -172,7 +172,7 @@ class ScenarioItem(pytest.Item):
         corpus, _ = _shared(self.config)
         explain = None
         if self.expected is None or self.expected.status != "fail":  # an unexpected failure is explained
-            from .explain import explain_failure
+            from .reports.explain import explain_failure
 
             explain = explain_failure
         result = run_case(_driver(self.config), self.scenario, corpus.payloads, explain=explain)

@@ -12,7 +12,8 @@ import traceback
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import pipes, protocol
+from . import pipes
+from .running import protocol
 
 
 def serve(handler: Callable[[dict[str, Any]], dict[str, Any]], stdin: IO[bytes] | None = None,

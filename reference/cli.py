@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the 
     import argparse
     from typing import Any
 
-    from .config import Config
+    from .team.config import Config
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INPUT, EXIT_BUSY = 0, 1, 2, 3, 4
 
@@ -43,7 +43,7 @@ class OneWarningPerCause:
         self.unwritable = False
 
     def __call__(self, message: str) -> None:
-        from .config import WRITABLE_HINT
+        from .team.config import WRITABLE_HINT
 
         if message.endswith(WRITABLE_HINT):
             if self.unwritable:
@@ -127,13 +127,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 # Commands whose code lives in their own module: (command, module, help). Each module offers
 # ``add_arguments(parser)`` and ``run(args, io) -> int``.
 _EXTRA: list[tuple[str, str, str]] = [
-    ("review", "review", "check the relations a branch of the team repo declares"),
-    ("contribute", "contribute", "publish a learning into the learnings root"),
-    ("pull", "pull", "credit the upvotes the recall log has earned, then prune it"),
-    ("stats", "stats", "show recall for the last 10 sessions"),
+    ("review", "commands.review", "check the relations a branch of the team repo declares"),
+    ("contribute", "commands.contribute", "publish a learning into the learnings root"),
+    ("pull", "commands.pull", "credit the upvotes the recall log has earned, then prune it"),
+    ("stats", "commands.stats", "show recall for the last 10 sessions"),
     ("hook-command", "hook.command", "print the fastest command line for an agent's hook settings"),
     ("replay", "hook.replay", "explain what the hook would record for saved payloads, writing nothing"),
-    ("doctor", "doctor", "say what a hook line would do here, and how to fix what would stop it"),
+    ("doctor", "commands.doctor", "say what a hook line would do here, and how to fix what would stop it"),
     ("capture", "capture.command", "record the payloads an agent's hook gets (scrubbed), then run the hook"),
 ]
 
@@ -187,7 +187,7 @@ def plain_recall(argv: Sequence[str]) -> argparse.Namespace | None:
 
 
 def _load_config(args: argparse.Namespace, io: Io, reads_tree: bool = True) -> Config:
-    from . import config
+    from .team import config
 
     cfg = config.load(io.env, getattr(args, "team", None), getattr(args, "user_team", None))
     for scope in cfg.scopes:
@@ -207,7 +207,7 @@ class _Gathered:
         self.files: list[str] = []
 
     def __call__(self, message: str) -> None:
-        from .asset_rows import FileProblem
+        from .recall.asset_rows import FileProblem
 
         if isinstance(message, FileProblem):
             self.files.append(message)
@@ -223,7 +223,9 @@ class _Gathered:
 
 
 def cmd_recall(args: argparse.Namespace, io: Io) -> int:
-    from . import config, recall, relations_view, render
+    from .recall import relations_view, render
+    from .recall import run as recall
+    from .team import config
 
     query = " ".join(args.query).strip()
     if not query:
@@ -260,7 +262,8 @@ def cmd_recall(args: argparse.Namespace, io: Io) -> int:
 def cmd_index(args: argparse.Namespace, io: Io) -> int:
     cfg = _load_config(args, io)
     if args.problems:
-        from . import asset_rows, tree
+        from .recall import asset_rows
+        from .team import tree
 
         found = [p for scope in cfg.scopes for p in asset_rows.problems(tree.walk(scope.team, scope.learnings_roots))]
         for problem in found:
@@ -276,9 +279,9 @@ def cmd_index(args: argparse.Namespace, io: Io) -> int:
 
 
 def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
-    from . import index, index_build
-    from .clock import now
-    from .storage import lock_wait
+    from .recall import index, index_build
+    from .state.clock import now
+    from .state.storage import lock_wait
 
     for scope in cfg.scopes:
         try:
@@ -311,10 +314,11 @@ def run(argv: Sequence[str], io: Io) -> int:
         from .capture import command as capture
 
         return capture.main(list(argv[1:]), io, build_parser)
-    from . import config, index
-    from .clock import ClockError
-    from .ledger_read import YamlUnavailable
-    from .storage import Busy
+    from .recall import index
+    from .state.clock import ClockError
+    from .state.ledger_read import YamlUnavailable
+    from .state.storage import Busy
+    from .team import config
 
     args = plain_recall(argv)
     if args is None:
@@ -360,8 +364,8 @@ def run(argv: Sequence[str], io: Io) -> int:
 
 
 def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
-    from .config import home_dir
-    from .storage import Refused
+    from .state.storage import Refused
+    from .team.config import home_dir
 
     if isinstance(exc, Refused):  # a link (or a second name) planted in the state folder
         return f"{exc}; move it away and run the command again"

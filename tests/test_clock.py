@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import clock
+from reference.state import clock
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 INSTANTS = st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59, 999000))

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from reference import config
+from reference.team import config
 
 WINDOWS = [r"C:\Users\ana\team", "c:/Users/ana/team", "\\\\fs01\\share\\team", "D:\\"]
 

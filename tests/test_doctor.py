@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reference import config
 from reference.hook.agents import AGENTS
+from reference.team import config
 
 
 def doctor(cli, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]

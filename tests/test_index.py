@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from reference import config, index, index_build, recall
+from reference.recall import index, index_build
+from reference.recall import run as recall
+from reference.team import config
 from tests.conftest import REAL_TEAM
 
 
@@ -179,7 +181,8 @@ def test_a_first_fill_cut_short_leaves_an_empty_index_that_the_next_recall_fills
     home = tmp_path / "home"
     script = textwrap.dedent(f"""
         import os
-        from reference import config, index, index_build
+        from reference.recall import index, index_build
+        from reference.team import config
         scope = config.load({{"TEAMAI_HOME": {str(home)!r}, "TEAMAI_TEAM": {str(team)!r}}}).active
         real, batches = index_build._store_batch, []
         def dying(conn, batch, first_id):
@@ -276,7 +279,7 @@ def test_real_team_indexes_and_searches_without_a_crash(tmp_path):
 
 
 def test_now_stamp_matches_stamp_of_now():
-    from reference import clock
+    from reference.state import clock
 
     fixed = {"TEAMAI_NOW": "2026-11-30T10:00:00.123456+02:00"}
     assert clock.now_stamp(fixed) == clock.stamp(clock.now(fixed)) == "2026-11-30T08:00:00.123Z"
@@ -287,7 +290,7 @@ def test_now_stamp_matches_stamp_of_now():
 
 
 def _record_walks(monkeypatch) -> list:
-    from reference import tree
+    from reference.team import tree
 
     calls: list = []
     real = tree.walk_with_dirs
@@ -395,7 +398,7 @@ def test_a_large_tree_is_searched_once_while_its_folders_are_checked(tmp_path, l
 
 
 def test_a_folder_check_that_fails_counts_as_moved(tmp_path, monkeypatch):
-    from reference import tree
+    from reference.team import tree
 
     def broken(path: str) -> int:
         raise ValueError(path)
@@ -437,7 +440,7 @@ def _dump(path: Path) -> dict[str, list[tuple]]:
 
 
 def test_a_build_across_worker_processes_stores_and_says_what_one_process_does(tmp_path, monkeypatch):
-    from reference import asset_rows
+    from reference.recall import asset_rows
 
     team = tmp_path / "team"
     for i in range(asset_rows.PARALLEL_FROM + 2 * asset_rows.PART + 37):  # parts of both sizes

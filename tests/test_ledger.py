@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import ledger, ledger_read, ledger_write
+from reference.state import ledger, ledger_read, ledger_write
 
 # What teamai 0.25 writes (the npm ``yaml`` package's ``YAML.stringify``): block style, plain keys
 # and instants, "" for an instant never set, no last_upvoted_at before the first upvote.
@@ -53,7 +53,7 @@ def test_reads_the_ledger_teamai_writes():
 def test_teamai_spelling_is_read_without_yaml():
     """The hook reads the ledger at every Stop: teamai's own spelling must not need PyYAML."""
     code = ("import sys; sys.modules['yaml'] = None\n"
-            "from reference import ledger\n"
+            "from reference.state import ledger\n"
             f"doc = ledger.parse({TEAMAI_WRITTEN!r})\n"
             "assert doc['deltas']['flaky-upstream-2026-11-01-abc']['upvoted_delta'] == -1, doc\n"
             "assert doc['votes']['finance/payments']['pinned_by'] == 'ana', doc\n")
@@ -231,7 +231,7 @@ def test_a_ledger_only_yaml_reads_is_not_moved_aside_when_yaml_is_missing(tmp_pa
     flow = "{version: 2, votes: {a: {recalled_count: 1, upvoted_count: 0, last_recalled_at: ''}}, deltas: {}}\n"
     (tmp_path / "votes.yaml").write_text(flow)
     code = ("import sys; sys.modules['yaml'] = None\n"
-            "from reference import ledger, ledger_read\n"
+            "from reference.state import ledger, ledger_read\n"
             "try:\n"
             f"    with ledger.raising({str(tmp_path / 'votes.yaml')!r}, {str(tmp_path / 'votes.lock')!r}, 1.0,"
             " 'now', print) as tally:\n"
@@ -253,7 +253,7 @@ def test_non_utf8_ledger_is_corrupt(tmp_path):
 
 
 def test_busy_ledger_raises_after_the_bounded_wait(tmp_path):
-    from reference.storage import Busy, locked
+    from reference.state.storage import Busy, locked
 
     path, lock = str(tmp_path / "votes.yaml"), str(tmp_path / "votes.lock")
     with locked(lock, "the votes ledger", 1.0):

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import ledger, ledger_read
+from reference.state import ledger, ledger_read
 
 GOOD = """version: 2
 votes:
@@ -112,7 +112,8 @@ def test_any_ledger_text_is_raised_or_set_aside_never_lost(tmp_path_factory, dat
 
 
 def test_recall_with_a_ledger_line_that_is_only_a_colon_still_answers(cli, team) -> None:  # type: ignore[no-untyped-def]
-    from reference import config, storage
+    from reference.state import storage
+    from reference.team import config
 
     scope = config.load(cli.env).active
     storage.ensure_dir(scope.state_dir)
@@ -122,7 +123,8 @@ def test_recall_with_a_ledger_line_that_is_only_a_colon_still_answers(cli, team)
 
 
 def test_a_ledger_saved_with_a_byte_order_mark_keeps_its_version_key(cli, team) -> None:  # type: ignore[no-untyped-def]
-    from reference import config, storage
+    from reference.state import storage
+    from reference.team import config
 
     scope = config.load(cli.env).active
     storage.ensure_dir(scope.state_dir)

@@ -10,7 +10,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_ledger_spelling import deltas, entries, instants, keys, values
 
-from reference import ledger, ledger_write
+from reference.state import ledger, ledger_write
 
 RAISES = (("recalled_count", "last_recalled_at"), ("upvoted_count", "last_upvoted_at"))
 delta_entries = deltas | st.fixed_dictionaries({"upvoted_delta": st.integers(-5, 5)}) | deltas.map(

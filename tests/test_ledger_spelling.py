@@ -31,8 +31,8 @@ import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from reference import ledger, ledger_read, ledger_write
-from reference.clock import stamp
+from reference.state import ledger, ledger_read, ledger_write
+from reference.state.clock import stamp
 
 # --- the oracle: PyYAML with YAML 1.2 core-schema resolution -------------------------------------
 

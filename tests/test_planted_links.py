@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from reference import config, storage
+from reference.state import storage
+from reference.team import config
 from tests.conftest import ROOT
 
 VICTIM = b"precious bytes\n"

@@ -13,7 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import config, index, ranking, recall, words
+from reference.recall import index, ranking, words
+from reference.recall import run as recall
+from reference.team import config
 
 CJK_CHARS = "消息模型生产者消费者批量发送顺序事务集群部署节点主从同步异步刷盘重试延迟过滤标签デプロイ手順캐시설정배포절차"
 

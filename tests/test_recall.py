@@ -6,7 +6,7 @@ import re
 import stat
 from pathlib import Path
 
-from reference import config
+from reference.team import config
 
 RUN_RE = re.compile(r"run=([0-9a-f-]{36})$")
 
@@ -168,7 +168,7 @@ def test_subprocess_recall_works(cli):
 def test_run_ids_are_version_4_uuids():
     import uuid
 
-    from reference.recall import new_run_id
+    from reference.recall.run import new_run_id
 
     ids = {new_run_id() for _ in range(200)}
     assert len(ids) == 200

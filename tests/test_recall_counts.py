@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from reference import config, ledger, storage
+from reference.state import ledger, storage
+from reference.team import config
 from tests.conftest import ROOT
 
 

@@ -10,7 +10,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from reference import ledger
+from reference.state import ledger
 
 RUN_RE = re.compile(r" run=([0-9a-f-]{36})$", re.MULTILINE)
 COUNTERS = {"recalled_count", "upvoted_count", "last_recalled_at", "last_upvoted_at"}

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from reference import config, storage
+from reference.state import storage
+from reference.team import config
 from tests.conftest import ROOT
 
 START_WITH_RUN = re.compile(r"^--- \[teamai:recall:start\] --- \(\d+ results?\) run=[0-9a-f-]{36}$", re.M)
@@ -147,7 +148,8 @@ def test_a_state_folder_that_fails_each_write_is_said_once(cli, team, monkeypatc
     prints its hits and one warning for the folder, not one per file it could not write."""
     import errno
 
-    from reference import index, index_build, runlog
+    from reference.recall import index, index_build
+    from reference.state import runlog
 
     assert cli("recall", "redis").code == 0  # a stored index, a log, a ledger
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import storage
+from reference.state import storage
 from tests.conftest import ROOT
 
 
@@ -28,7 +28,7 @@ def test_an_append_after_a_torn_line_starts_on_a_line_of_its_own(tmp_path_factor
 
 
 def test_a_hook_after_a_torn_log_line_records_a_whole_line(cli, team) -> None:  # type: ignore[no-untyped-def]
-    from reference import config
+    from reference.team import config
 
     scope = config.load(cli.env).active
     storage.ensure_dir(scope.state_dir)

@@ -13,8 +13,9 @@ import sys
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import jsontext, ledger_read, ledger_write, pathmatch
+from reference import pathmatch
 from reference.reducer import logread, model
+from reference.state import jsontext, ledger_read, ledger_write
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -204,7 +205,8 @@ def test_a_crediting_stop_imports_neither_json_nor_re(tmp_path) -> None:  # type
     doc = team / "learnings" / "a.md"
     doc.write_text("---\ntitle: A\n---\nbody\n")
     env = {"PATH": "/usr/bin:/bin", "TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}
-    from reference import config, runlog
+    from reference.state import runlog
+    from reference.team import config
 
     scope = config.load(env).active
     stamp = "2026-11-30T10:00:00.000Z"
@@ -222,7 +224,7 @@ def test_a_crediting_stop_imports_neither_json_nor_re(tmp_path) -> None:  # type
     assert proc.returncode == 0 and proc.stdout == b""
     names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
              if line.startswith("import time:") and "|" in line}
-    assert {"reference.ledger", "reference.upvoted", "reference.runlog"} <= names  # it credited
+    assert {"reference.state.ledger", "reference.state.upvoted", "reference.state.runlog"} <= names  # it credited
     assert "upvoted_count: 1" in (scope.ledger_path and open(scope.ledger_path).read())
     for heavy in ("json", "re", "enum", "functools", "collections", "contextlib", "operator", "typing"):
         assert heavy not in names, heavy

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import tree
 from reference.realpath import realpath
+from reference.team import tree
 from tests.conftest import EXAMPLE_TEAM, Cli
 
 

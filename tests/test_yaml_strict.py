@@ -7,7 +7,9 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import frontmatter, ledger_read, yaml_strict
+from reference import yaml_strict
+from reference.state import ledger_read
+from reference.team import frontmatter
 
 C_LOADER = getattr(yaml, "CSafeLoader", None)
 LOADERS = [yaml.SafeLoader, *([C_LOADER] if C_LOADER is not None else [])]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import frontmatter, yaml_subset
+from reference.team import frontmatter, yaml_subset
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_TEAM = ROOT.parent / "shared" / "corpora" / "real-team-a"

@@ -97,7 +97,8 @@ class Reference:
 
     def assets(self) -> dict[str, set[str]]:
         """What the reference indexed, by kind and tree path (after ``teamai-ref index``)."""
-        from reference import config, index
+        from reference.recall import index
+        from reference.team import config
 
         self._run(["index", "--team", self.team])
         cfg = config.load(self.env, team=self.team)

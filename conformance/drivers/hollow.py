@@ -2,7 +2,7 @@
 
 A scenario that passes against an implementation which does nothing proves nothing, and a
 "never counts" case that passes against hooks which write nothing proves nothing about the hook.
-``conformance/honesty.py`` runs the corpus against these two and lists such cases.
+``conformance/corpus/honesty.py`` runs the corpus against these two and lists such cases.
 
 - :class:`DoNothing` declares every capability, answers every step with exit 0 and no output,
   and observes an empty ledger, an empty log and no stats rows. It still writes the scenario's
@@ -21,9 +21,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .. import levels, protocol
-from ..driver import Driver, LocalDriver
-from ..reference_driver import AGENTS, ReferenceBackend, in_process
+from ..corpus import levels
+from ..running import protocol
+from ..running.driver import Driver, LocalDriver
+from .reference import AGENTS, ReferenceBackend, in_process
 
 KINDS = ("do-nothing", "hooks-off")
 _NOTHING = {"exit": 0, "stdout": "", "stderr": ""}

@@ -35,9 +35,9 @@ from typing import Any
 
 import yaml
 
-from .. import levels
-from ..driver import Driver, LocalDriver
-from ..reference_driver import ReferenceBackend, in_process
+from ..corpus import levels
+from ..running.driver import Driver, LocalDriver
+from .reference import ReferenceBackend, in_process
 
 PERTURBATIONS = ("renamed-fields", "instants", "credits-elsewhere", "stats-table", "findings", "ledger-spelling")
 RENAMED = {"via": "how", "exact": "matched_exactly", "simple": "plain_command", "status": "outcome",

@@ -48,7 +48,7 @@ from typing import Any
 
 import yaml
 
-from .. import protocol, sandbox
+from ..running import protocol, sandbox
 from ..server import serve
 from . import fixed_clock, teamai_cli_home
 

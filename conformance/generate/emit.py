@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from .. import placement
+from ..corpus import placement
 
 
 class Flow(dict[str, Any]):

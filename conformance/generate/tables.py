@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from ..corpus import load_yaml
+from ..corpus.read import load_yaml
 
 TABLES = Path("conformance") / "tables"
 

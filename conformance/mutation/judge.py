@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..corpus import Corpus
+from ..corpus.read import Corpus
 from .operators import Mutant
 
 KILLED, TIMEOUT, SURVIVED, UNCOVERED = "killed", "timeout", "survived", "uncovered"
@@ -153,9 +153,9 @@ def _imports(tree: ast.Module, package: str) -> set[str]:
 
 def _run_in_child(job: Job, code: types.CodeType, stale: set[str], corpus: Corpus,
                   baseline: dict[str, str]) -> Verdict:
-    from ..case_runner import run_case
-    from ..driver import DriverUnusable
     from ..implementations import connect
+    from ..running.case_runner import run_case
+    from ..running.driver import DriverUnusable
 
     started = time.perf_counter()
     for name in [n for n in sys.modules if n in stale]:

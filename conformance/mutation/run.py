@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import corpus as corpus_mod
+from ..corpus import read as corpus_mod
 from . import equivalents, operators, report, targets, tracing, walker
 from .cache import Cache, mutant_key
 from .judge import KILLED, LISTED, SURVIVED, TIMEOUT, UNCOVERED, Job, Verdict, dependents, run_jobs

@@ -33,20 +33,20 @@ PATTERNS: tuple[str, ...] = (
     # and what it writes
     "reference/reducer/__init__.py",
     "reference/reducer/*.py",
-    "reference/upvoted.py",  # its rule; its file (upvoted_file.py) is the reference's own format, as storage is
-    "reference/ledger.py",
+    "reference/state/upvoted.py",  # its rule; its file (upvoted_file.py) is the reference's own format, as storage is
+    "reference/state/ledger.py",
     # the votes ledger's file: teamai's format, which scenarios spell (given ledgers, ``ledger_file``)
-    "reference/ledger_read.py",
-    "reference/ledger_write.py",
-    "reference/retention.py",
+    "reference/state/ledger_read.py",
+    "reference/state/ledger_write.py",
+    "reference/state/retention.py",
     # recall's run record and its text
-    "reference/recall.py::run_record,record",
-    "reference/render.py",
-    "reference/session_env.py",
-    "reference/stats.py",
+    "reference/recall/run.py::run_record,record",
+    "reference/recall/render.py",
+    "reference/recall/session_env.py",
+    "reference/commands/stats.py",
     # relations
     "reference/relations/*.py",
-    "reference/relations_view.py",
+    "reference/recall/relations_view.py",
 )
 
 

@@ -30,9 +30,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..case_runner import run_case
-from ..corpus import Corpus, Scenario
+from ..corpus.read import Corpus, Scenario
 from ..implementations import connect
+from ..running.case_runner import run_case
 from .judge import quick_io
 from .targets import Target
 

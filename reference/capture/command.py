@@ -23,8 +23,9 @@ import os
 import subprocess
 from collections.abc import Mapping
 
-from .. import clock, config
-from ..storage import append_bytes, ensure_dir, lock_wait
+from ..state import clock
+from ..state.storage import append_bytes, ensure_dir, lock_wait
+from ..team import config
 from . import store
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
@@ -228,7 +229,7 @@ def _write(stream: Any, data: bytes) -> None:
 
 
 def _reason(exc: Exception) -> str:
-    from ..storage import Busy
+    from ..state.storage import Busy
 
     if isinstance(exc, Busy):
         return "the capture folder stayed locked"

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from ..storage import append_bytes, ensure_dir, locked
+from ..state.storage import append_bytes, ensure_dir, locked
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from .. import render
+from ..recall import render
 from . import shell, shell_syntax
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"

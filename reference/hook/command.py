@@ -13,8 +13,8 @@ import os
 import shlex
 import sys
 
-from .. import config
 from ..realpath import realpath
+from ..team import config
 from .agents import AGENTS
 from .dispatch import EVENTS, normalize_event
 

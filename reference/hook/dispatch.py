@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 
-from .. import clock, config, jsontext
-from ..storage import append_bytes, lock_wait
+from ..state import clock, jsontext
+from ..state.storage import append_bytes, lock_wait
+from ..team import config
 from .agents import AGENTS
 from .toolcall import POST_TOOL_USE, POST_TOOL_USE_FAILURE, SESSION_START, STOP, SUBAGENT_STOP, ToolCall
 
@@ -206,13 +207,13 @@ def _reduce(cfg: config.Config, debug: Callable[[str], None], session: str | Non
         debug("the reducer is not available")
         return
     try:
-        from ..logspool import HOOK_WAIT, fold_waiting
+        from ..state.logspool import HOOK_WAIT, fold_waiting
 
         scope = cfg.active  # lines a hook spooled belong to what this Stop reduces
         fold_waiting(scope.log_path, scope.log_lock, min(lock_wait(cfg.env), HOOK_WAIT))
         reducer.reduce(cfg, lambda message: debug(f"reducer: {message}"), session)
     except Exception as exc:  # noqa: BLE001 - a Stop hook must not fail the agent
-        from ..ledger_read import YamlUnavailable
+        from ..state.ledger_read import YamlUnavailable
 
         if isinstance(exc, YamlUnavailable):
             debug(f"{exc}: nothing was credited, the reads stay pending (install PyYAML there, or run "
@@ -296,8 +297,8 @@ def _dispatch(args: Args, env: Mapping[str, str], stdin: IO[bytes] | IO[str], de
             debug("the payload is in the corpus form ({provenance, agent, event, payload}): "
                   "pass such a file with --payload-file")
             return
-    from ..logspool import HOOK_WAIT, append_or_spool
-    from ..runlog import encode
+    from ..state.logspool import HOOK_WAIT, append_or_spool
+    from ..state.runlog import encode
     from . import classify
 
     call = to_toolcall(agent, payload, event)
@@ -350,7 +351,7 @@ def main(argv: list[str], env: Mapping[str, str], stdin: IO[bytes] | IO[str], st
 
 
 def _reason(exc: Exception) -> str:
-    from ..storage import Busy
+    from ..state.storage import Busy
 
     if isinstance(exc, Busy):
         return "the recall log stayed locked: the call was not recorded"

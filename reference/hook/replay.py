@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from .. import clock, config
+from ..state import clock
+from ..team import config
 from . import classify, dispatch
 from .toolcall import POST_TOOL_USE, POST_TOOL_USE_FAILURE
 

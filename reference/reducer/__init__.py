@@ -22,7 +22,7 @@ One rule, one module:
 
 from __future__ import annotations
 
-from ..clock import now_micros, stamp_micros
+from ..state.clock import now_micros, stamp_micros
 from . import checkpoint, commit, keep
 from .commit import ReduceResult
 from .credit import decide
@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..config import Config
+    from ..team.config import Config
     from .credit import Decision
 
 __all__ = ["DAY", "KINDS", "Lines", "Model", "ReduceResult", "build", "load", "plan", "reduce"]

@@ -54,8 +54,8 @@ from __future__ import annotations
 import fcntl
 import os
 
-from .. import jsontext
-from ..storage import truncate, utf8, write_at, write_atomic
+from ..state import jsontext
+from ..state.storage import truncate, utf8, write_at, write_atomic
 from .logread import (
     KINDS,
     Lines,
@@ -72,7 +72,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..config import Scope
+    from ..team.config import Scope
     from .logread import Maker, Record
 
 VERSION = 3  # 3: digests of the covered log and of its own parts; an unclaimed recall subagent run names no maker in a root session

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import os
 
-from .. import upvoted, upvoted_file
-from ..storage import Busy, lock_wait, locked
-from ..storage import unfinished as storage_unfinished
+from ..state import upvoted, upvoted_file
+from ..state.storage import Busy, lock_wait, locked
+from ..state.storage import unfinished as storage_unfinished
 from .credit import Decision, consumed_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..config import Config, Scope
+    from ..team.config import Config, Scope
     from .checkpoint import View
 
 
@@ -59,7 +59,7 @@ def write(cfg: Config, warn: Callable[[str], None], decisions: list[Decision], t
     credits = [d for d in decisions if d.credit]
     try:
         if credits or unfinished(scope) or _any_counted(scope.upvoted_path, decisions):
-            from .. import ledger
+            from ..state import ledger
 
             with ledger.raising(scope.ledger_path, scope.ledger_lock, wait, ts, warn) as tally:
                 guard = upvoted_file.load(scope.upvoted_path, ts, warn, _sessions(decisions), now)
@@ -103,7 +103,7 @@ def unfinished(scope: Scope) -> bool:
 
 def _mark(scope: Scope, lines: list[dict[str, object]], wait: float, view: View | None) -> int:
     """Append the consumed lines whose read no consumed line marks yet; how many were appended."""
-    from .. import runlog
+    from ..state import runlog
 
     with locked(scope.log_lock, "the recall log", wait):
         marked = _marked_since(scope.log_path, view)

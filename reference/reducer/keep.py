@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from .. import jsontext
-from ..clock import stamp_micros
+from ..state import jsontext
+from ..state.clock import stamp_micros
 from .checkpoint import PREFIX, SLACK, Makers, View, dropped_ids, kind_of
 from .join import matches
 from .logread import (

@@ -17,10 +17,10 @@ and, for ``exact`` evidence, the printed paths in the spelling it is compared in
 
 from __future__ import annotations
 
-from .. import jsontext
-from ..clock import ClockError, micros
 from ..pathmatch import canonical
-from ..storage import utf8
+from ..state import jsontext
+from ..state.clock import ClockError, micros
+from ..state.storage import utf8
 
 TYPE_CHECKING = False  # typing is not imported at run time: a Stop pays for every import
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from .. import jsontext
-from ..storage import utf8
+from ..state import jsontext
+from ..state.storage import utf8
 from .logread import (
     DAY,
     Lines,
@@ -39,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..config import Config
+    from ..team.config import Config
     from .checkpoint import Makers
     from .logread import EvidenceId, Maker, Record
     from .settle import ClaimOrder, Run

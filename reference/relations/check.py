@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..frontmatter import split
+from ..team.frontmatter import split
 from . import declarations
 from .declarations import WARN, Exists, Finding
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ..tree import DOC, LEARNING, RULE, SKILL, WIKI, WIKI_PREFIX
+from ..team.tree import DOC, LEARNING, RULE, SKILL, WIKI, WIKI_PREFIX
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ teamwiki target at all, since a relation line would print the path of a page tha
 
 from __future__ import annotations
 
-from ..config import Config
-from ..tree import WIKI, WIKI_PREFIX
+from ..team.config import Config
+from ..team.tree import WIKI, WIKI_PREFIX
 
 
 def withheld(cfg: Config) -> frozenset[str] | None:

@@ -20,7 +20,7 @@ disagrees with a rule says CONFLICTS_WITH instead.
 
 from __future__ import annotations
 
-from ..tree import DOC, LEARNING, RULE, SKILL, WIKI
+from ..team.tree import DOC, LEARNING, RULE, SKILL, WIKI
 
 MAPS_TO, REFERENCES, SUPERSEDES, CONFLICTS_WITH = "MAPS_TO", "REFERENCES", "SUPERSEDES", "CONFLICTS_WITH"
 DECLARABLE = (MAPS_TO, REFERENCES, SUPERSEDES, CONFLICTS_WITH)

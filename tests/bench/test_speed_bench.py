@@ -288,7 +288,9 @@ def test_every_stop_and_pull_sample_reads_through_the_checkpoint(tmp_path):
     read it is labelled as, never a whole read."""
     import reduce_bench
 
-    from reference import clock, config, reducer
+    from reference import reducer
+    from reference.state import clock
+    from reference.team import config
 
     env, scope, _ = reduce_bench._reduced_log(str(tmp_path), 300, 32)  # a day past retention's 30
     state = reduce_bench._LogState(env, scope, 300)

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from reference import storage
 from reference.capture import store
 from reference.cli import run
+from reference.state import storage
 from reference.streams import Io
 
 from .conftest import ROOT, Machine, corpus_payload

@@ -16,11 +16,14 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import cli, corpus, lint, outcomes, recorded_shapes
-from conformance.case_runner import run_case
+from conformance import cli
+from conformance.corpus import lint, recorded_shapes
+from conformance.corpus import read as corpus
 from conformance.implementations import connect
-from conformance.normalize import Normalizer
-from conformance.substitute import where
+from conformance.running import outcomes
+from conformance.running.case_runner import run_case
+from conformance.running.normalize import Normalizer
+from conformance.running.substitute import where
 
 from .conftest import ROOT, Machine, corpus_payload
 
@@ -61,7 +64,7 @@ class Stream:
         return [json.loads(x) for x in path.read_text().splitlines()]
 
     def votes(self) -> dict[str, tuple[int, int]]:
-        from reference import ledger
+        from reference.state import ledger
 
         [path] = self.state.rglob("votes.yaml")
         return {k: (v["recalled_count"], v["upvoted_count"]) for k, v in ledger.read(str(path)).items()}
@@ -317,7 +320,7 @@ def test_an_agent_without_an_adapter_is_told_what_to_write(machine: Machine, tar
 
 
 def test_paths_are_rerooted_relative_to_the_team():
-    from conformance.capture_scenario import Rerooter
+    from conformance.capture.scenario import Rerooter
 
     rer = Rerooter("/home/user/proj/team", ["/home/user/notes"], None)
     assert rer.text("/home/user/proj/team/rules/x.md") == "${root:team}/rules/x.md"

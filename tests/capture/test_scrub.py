@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.recorded_shapes import key_paths
+from conformance.corpus.recorded_shapes import key_paths
 from reference.capture.scrub import EMAIL, HOME, LINE, SECRET, SHOWN, Scrubber
 from reference.cli import run
 from reference.streams import Io

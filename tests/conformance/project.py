@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from conformance import corpus
+from conformance.corpus import read as corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -195,9 +195,9 @@ def three_implementations(out_dir: Path) -> list[Path]:
     """Reports of three implementations over the whole project corpus, written without running it."""
     import json
 
-    from conformance import clauses as clause_catalogue
-    from conformance import corpus as corpus_mod
-    from conformance import report_jsonl
+    from conformance.corpus import clauses as clause_catalogue
+    from conformance.corpus import read as corpus_mod
+    from conformance.reports import jsonl as report_jsonl
 
     loaded = corpus_mod.load(HERE.parents[1])
     facts = report_jsonl.facts(loaded.scenarios, loaded.payloads)

@@ -15,7 +15,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from conformance import corpus, redact, timeline
+from conformance import redact
+from conformance.corpus import read as corpus
+from conformance.running import timeline
 
 LOG_PINNED_WHOLE = 500
 LOG_ENDS = 10

@@ -11,8 +11,11 @@ from typing import Any
 
 import pytest
 
-from conformance import corpus, driver, implementations, lint, outcomes
-from conformance.case_runner import run_case
+from conformance import implementations
+from conformance.corpus import lint
+from conformance.corpus import read as corpus
+from conformance.running import driver, outcomes
+from conformance.running.case_runner import run_case
 
 FIXTURE = Path(__file__).resolve().parent / "corpus"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import protocol
+from conformance.running import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "corpus"

@@ -12,10 +12,13 @@ from pathlib import Path
 import project
 import pytest
 
-from conformance import cli, corpus, honesty, lint, outcomes
-from conformance.case_runner import run_case
-from conformance.driver import ProcessDriver
+from conformance import cli
+from conformance.corpus import honesty, lint
+from conformance.corpus import read as corpus
 from conformance.drivers import hollow
+from conformance.running import outcomes
+from conformance.running.case_runner import run_case
+from conformance.running.driver import ProcessDriver
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = project.load()

@@ -14,19 +14,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import (
-    cli,
-    corpus,
-    differential,
-    lint,
-    outcomes,
-    placement,
-    pool,
-    scenario_file,
-    selection,
-    shrink,
-)
+from conformance import cli
+from conformance.comparison import differential, shrink
+from conformance.corpus import lint, placement, scenario_file, selection
+from conformance.corpus import read as corpus
 from conformance.implementations import connect
+from conformance.running import outcomes, pool
 
 RELATED = """\
 id: fx-related-lines
@@ -294,8 +287,8 @@ def test_a_scenario_written_back_reads_as_it_was(team, start):
 
 
 def test_a_candidate_says_what_it_could_not_pin_and_keeps_the_case_checking(loaded):
-    from conformance import candidates
-    from conformance.observation import Observation
+    from conformance.comparison import candidates
+    from conformance.comparison.observation import Observation
 
     case = loaded.by_id()["fx-recall-prints-hit"]
     step = {"index": 0, "action": "recall", "name": "r1", "exit": 0, "check": False, "stdout": "", "run_printed": True}
@@ -312,7 +305,7 @@ def test_a_candidate_says_what_it_could_not_pin_and_keeps_the_case_checking(load
 
 
 def test_a_shrunk_case_drops_a_pair_whose_twin_points_to_the_original():
-    from conformance.shrink import _as_regression
+    from conformance.comparison.shrink import _as_regression
 
     data = {"id": "attr-x", "title": "A read counts", "clauses": ["A", "B"], "provenance": "derived",
             "agents": ["claude"], "team": {}, "user_team": {}, "env": {}, "isolates": "A", "twin": "attr-y",

@@ -22,9 +22,11 @@ from typing import Any
 import project
 import pytest
 
-from conformance import clauses, cli, corpus, lint, selection
-from conformance.capabilities import ACTIONS, action_of
-from conformance.substitute import PATTERN, is_known_form
+from conformance import cli
+from conformance.corpus import clauses, lint, selection
+from conformance.corpus import read as corpus
+from conformance.corpus.capabilities import ACTIONS, action_of
+from conformance.running.substitute import PATTERN, is_known_form
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = project.load()

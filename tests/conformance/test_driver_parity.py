@@ -17,7 +17,9 @@ import project
 import pytest
 import snapshots
 
-from conformance import corpus, driver, implementations, pool
+from conformance import implementations
+from conformance.corpus import read as corpus
+from conformance.running import driver, pool
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -87,6 +89,6 @@ def test_project_corpus_slice_same_both_ways():
 
 
 def corpus_problems(loaded: corpus.Corpus, scenario: corpus.Scenario) -> list[str]:
-    from conformance import lint
+    from conformance.corpus import lint
 
     return lint.blocking(scenario, loaded)

@@ -7,7 +7,10 @@ import io
 import tomllib
 from pathlib import Path
 
-from conformance import cli, corpus, expectations, lint
+from conformance import cli
+from conformance.corpus import lint
+from conformance.corpus import read as corpus
+from conformance.running import expectations
 
 TRACKED = Path("conformance") / "expectations" / "reference.toml"
 STALE = '[fx-designed-to-fail]\nstatus = "fail"\nreason = "counts once"\n'
@@ -98,7 +101,7 @@ def test_an_update_keeps_the_comment_block_at_the_top_of_the_file(tmp_path):
 
 
 def test_the_summary_counts_the_cases_that_differ_on_a_decision_and_names_the_most_differed_first():
-    from conformance import outcomes
+    from conformance.running import outcomes
 
     def case(i: str, decisions: dict[str, str]) -> dict:
         return {"id": i, "outcome": "pass", "levels": {"spec": "pass", "decisions": decisions, "profile": "unchecked"}}

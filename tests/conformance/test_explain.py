@@ -16,7 +16,10 @@ from pathlib import Path
 import project
 import pytest
 
-from conformance import cli, decisions, outcomes, report_explain, text_region
+from conformance import cli
+from conformance.comparison import decisions
+from conformance.reports import explain_text as report_explain
+from conformance.running import outcomes, text_region
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -287,9 +290,9 @@ def test_a_run_id_never_printed_is_named_at_the_recall_that_did_not_print_it(tmp
     """An implementation from before run ids: its recall prints none and records no run line."""
     from typing import Any
 
-    from conformance import driver
-    from conformance.case_runner import run_case
-    from conformance.explain import explain_failure
+    from conformance.reports.explain import explain_failure
+    from conformance.running import driver
+    from conformance.running.case_runner import run_case
 
     def legacy(message: dict[str, Any]) -> dict[str, Any]:
         cmd, extra = message["cmd"], {}

@@ -12,9 +12,13 @@ from typing import Any
 
 import pytest
 
-from conformance import cli, corpus, outcomes, pool, report_explain, report_jsonl
-from conformance.driver import LocalDriver
-from conformance.reference_driver import ReferenceBackend, in_process
+from conformance import cli
+from conformance.corpus import read as corpus
+from conformance.drivers.reference import ReferenceBackend, in_process
+from conformance.reports import explain_text as report_explain
+from conformance.reports import jsonl as report_jsonl
+from conformance.running import outcomes, pool
+from conformance.running.driver import LocalDriver
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ("ADOPT-READ-TOOL",)
@@ -36,7 +40,7 @@ class DropsEvidence(ReferenceBackend):
 
     def do_hook(self, message: dict[str, Any]) -> dict[str, Any]:
         answer = super().do_hook(message)
-        from reference import config
+        from reference.team import config
 
         for scope in config.load(self._env(message)).scopes:
             path = Path(scope.log_path)
@@ -96,7 +100,7 @@ def test_the_json_lines_carry_each_case_s_blame_and_the_roll_up(results, tmp_pat
 
 # -- JUnit ------------------------------------------------------------------------------------
 def test_a_junit_failure_carries_the_why_and_the_rerun_command(results):
-    from conformance import report_junit
+    from conformance.reports import junit as report_junit
 
     rerun = {r.id: f"teamai-conformance run --only {r.id} --impl x" for r in results}
     root = report_junit.build(results, "x", rerun)
@@ -112,7 +116,7 @@ def test_a_junit_failure_carries_the_why_and_the_rerun_command(results):
 
 
 def test_a_case_that_only_differs_on_a_decision_or_the_profile_is_not_a_junit_failure():
-    from conformance import report_junit
+    from conformance.reports import junit as report_junit
 
     differs = outcomes.CaseResult(
         "c-dec", "t", "reducer", [], ["REF-X"], outcomes.PASS, "differs on REF-X",

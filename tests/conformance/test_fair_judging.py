@@ -13,19 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import (
-    applicability,
-    cli,
-    corpus,
-    outcomes,
-    pool,
-    report_jsonl,
-    report_terminal,
-    selection,
-    vacuity,
-)
-from conformance import without_relations as wr
-from conformance.substitute import Context, SubstitutionError, is_known_form
+from conformance import cli
+from conformance.corpus import read as corpus
+from conformance.corpus import selection, vacuity
+from conformance.reports import jsonl as report_jsonl
+from conformance.reports import terminal as report_terminal
+from conformance.running import applicability, outcomes, pool
+from conformance.running import without_relations as wr
+from conformance.running.substitute import Context, SubstitutionError, is_known_form
 
 LOG_AND_VOTES = """\
 id: fx-log-and-votes
@@ -332,7 +327,7 @@ def test_taking_relations_out_keeps_everything_else():
 
 def test_the_scenario_schema_knows_the_new_keys(corpus_copy, scenario_writer):
     loaded = _corpus(corpus_copy, scenario_writer, c=CHECK)
-    from conformance import lint
+    from conformance.corpus import lint
 
     assert [p for p in lint.lint(loaded) if "fx-check-unchanged" in p or "check" in p.lower()] == []
     data = json.loads((Path(cli.__file__).parent / "schemas" / "scenario.schema.json").read_text())
@@ -340,8 +335,8 @@ def test_the_scenario_schema_knows_the_new_keys(corpus_copy, scenario_writer):
 
 
 def test_a_pass_stands_only_on_the_blocks_that_held():
-    from conformance import levels
-    from conformance.case_runner import _held
+    from conformance.corpus import levels
+    from conformance.running.case_runner import _held
 
     verdicts = {"spec": "pass", "decisions": {"D-A": "agree", "D-B": "differ"}, "profile": "unchecked"}
     assert _held(levels.Block(levels.SPEC, {"votes": {}}), verdicts)

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, corpus, driver, implementations, outcomes, pool, selection
+from conformance import cli, implementations
+from conformance.corpus import read as corpus
+from conformance.corpus import selection
+from conformance.running import driver, outcomes, pool
 
 BOOM = """id: {id}
 title: A recall the fake driver misbehaves on

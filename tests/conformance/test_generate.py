@@ -11,7 +11,9 @@ import project
 import pytest
 import yaml
 
-from conformance import cli, corpus, lint
+from conformance import cli
+from conformance.corpus import lint
+from conformance.corpus import read as corpus
 from conformance.generate import TableError, produce
 from conformance.generate import sync as generate
 

@@ -13,8 +13,12 @@ from typing import Any
 
 import pytest
 
-from conformance import corpus, driver, implementations, outcomes, pipes, pool, report_junit, selection
-from conformance.reference_driver import ReferenceBackend, in_process
+from conformance import implementations, pipes
+from conformance.corpus import read as corpus
+from conformance.corpus import selection
+from conformance.drivers.reference import ReferenceBackend, in_process
+from conformance.reports import junit as report_junit
+from conformance.running import driver, outcomes, pool
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 BOOM = """id: aa-boom

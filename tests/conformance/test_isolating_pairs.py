@@ -11,7 +11,9 @@ from pathlib import Path
 import project
 import pytest
 
-from conformance import clauses, cli, corpus, lint, pairs
+from conformance import cli
+from conformance.corpus import clauses, lint, pairs
+from conformance.corpus import read as corpus
 from conformance.implementations import connect
 
 ROOT = Path(__file__).resolve().parents[2]

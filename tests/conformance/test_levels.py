@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import levels, outcomes, placement
-from conformance.expect import Mismatch, finding_fits, ledger_file, pair_up
-from conformance.expect import _stats as stats_rows
-from conformance.normalize import Normalizer, matches, same_instant
+from conformance.corpus import levels, placement
+from conformance.running import outcomes
+from conformance.running.expect import Mismatch, finding_fits, ledger_file, pair_up
+from conformance.running.expect import _stats as stats_rows
+from conformance.running.normalize import Normalizer, matches, same_instant
 
 NORM = Normalizer()
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, corpus, lint
+from conformance import cli
+from conformance.corpus import lint
+from conformance.corpus import read as corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import matchers
-from conformance.normalize import first_difference, matches
+from conformance.running import matchers
+from conformance.running.normalize import first_difference, matches
 
 LINE = {"kind": "run", "docs": [{"key": "redis-timeout", "score": 3.722, "eligible": True}]}
 
@@ -86,7 +86,8 @@ def test_every_json_number_is_a_number_and_never_text(value: float):
 
 
 def test_the_corpus_lint_names_an_unusable_matcher(corpus_copy):
-    from conformance import corpus, lint
+    from conformance.corpus import lint
+    from conformance.corpus import read as corpus
 
     path = corpus_copy / "scenarios" / "recall" / "fx-designed-to-fail.yaml"
     path.write_text(path.read_text() + "  log_contains:\n    - {kind: run, ts: {$type: count}}\n")

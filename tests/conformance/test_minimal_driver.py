@@ -12,7 +12,8 @@ from pathlib import Path
 
 from project import every_clause_once
 
-from conformance import cli, outcomes
+from conformance import cli
+from conformance.running import outcomes
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "conformance" / "drivers" / "examples" / "minimal_driver.py"

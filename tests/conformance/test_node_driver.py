@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from project import every_clause_once
 
-from conformance import applicability, cli
+from conformance import cli
+from conformance.running import applicability
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "conformance" / "drivers" / "examples" / "teamai-ref-driver.mjs"

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import redact
-from conformance.expect import StepOutcome, evaluate, findings, related_lines
-from conformance.normalize import Normalizer, first_difference, matches
-from conformance.substitute import Context
+from conformance.running.expect import StepOutcome, evaluate, findings, related_lines
+from conformance.running.normalize import Normalizer, first_difference, matches
+from conformance.running.substitute import Context
 
 RUN = "5f0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import project
 import pytest
 
-from conformance.capabilities import action_of
+from conformance.corpus.capabilities import action_of
 from reference.hook.agents import AGENTS
 
 ROOT = Path(__file__).resolve().parents[2]

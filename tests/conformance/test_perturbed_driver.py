@@ -11,10 +11,10 @@ from typing import Any
 import project
 import pytest
 
-from conformance import applicability, outcomes
-from conformance.case_runner import run_case
-from conformance.corpus import Scenario
+from conformance.corpus.read import Scenario
 from conformance.drivers import perturbed
+from conformance.running import applicability, outcomes
+from conformance.running.case_runner import run_case
 
 CORPUS = project.load()
 AREAS = sorted({s.area for s in CORPUS.scenarios})

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import protocol, sandbox
-from conformance.reference_driver import stats_rows
+from conformance.drivers.reference import stats_rows
+from conformance.running import protocol, sandbox
 from conformance.server import serve
 
 HERE = Path(__file__).resolve().parent

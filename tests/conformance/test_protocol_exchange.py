@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from conformance import protocol
+from conformance.running import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 EXCHANGE = ROOT / "conformance" / "examples" / "exchange.jsonl"

@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import cli, corpus, lint, recorded_shapes
+from conformance import cli
+from conformance.corpus import lint, recorded_shapes
+from conformance.corpus import read as corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = project.load()

@@ -23,11 +23,12 @@ import project
 import pytest
 import snapshots
 
-from conformance import expectations, lint, outcomes
-from conformance.case_runner import run_case
-from conformance.explain import explain_failure
+from conformance.corpus import lint
 from conformance.implementations import connect
-from conformance.report_terminal import failure_block
+from conformance.reports.explain import explain_failure
+from conformance.reports.terminal import failure_block
+from conformance.running import expectations, outcomes
+from conformance.running.case_runner import run_case
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = project.load()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conformance import outcomes, report_jsonl
+from conformance.reports import jsonl as report_jsonl
+from conformance.running import outcomes
 
 BREAKS = "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg\rh\ni"
 

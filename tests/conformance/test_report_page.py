@@ -17,7 +17,20 @@ import report_runs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import cli, outcomes, report_diff, report_html, report_jsonl, report_model
+from conformance import cli
+from conformance.reports import (
+    diff as report_diff,
+)
+from conformance.reports import (
+    html as report_html,
+)
+from conformance.reports import (
+    jsonl as report_jsonl,
+)
+from conformance.reports import (
+    model as report_model,
+)
+from conformance.running import outcomes
 from tests.conftest import skip_unless_in_ci
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, corpus, expectations, outcomes, pool, report_terminal, timeline
-from conformance.case_runner import run_case
+from conformance import cli
+from conformance.corpus import read as corpus
 from conformance.implementations import connect
+from conformance.reports import terminal as report_terminal
+from conformance.running import expectations, outcomes, pool, timeline
+from conformance.running.case_runner import run_case
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from conformance import sandbox
+from conformance.running import sandbox
 
 
 def _git(repo, *args):

@@ -9,20 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance import (
-    capabilities,
-    clauses,
-    cli,
-    corpus,
-    lint,
-    outcomes,
-    pool,
-    report_jsonl,
-    report_terminal,
-)
-from conformance.expect import StepOutcome, evaluate
-from conformance.normalize import Normalizer
-from conformance.substitute import Context, with_index
+from conformance import cli
+from conformance.corpus import capabilities, clauses, lint
+from conformance.corpus import read as corpus
+from conformance.reports import jsonl as report_jsonl
+from conformance.reports import terminal as report_terminal
+from conformance.running import outcomes, pool
+from conformance.running.expect import StepOutcome, evaluate
+from conformance.running.normalize import Normalizer
+from conformance.running.substitute import Context, with_index
 
 FIXTURE = Path(__file__).resolve().parent / "corpus"
 RUN = "5f0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
@@ -190,7 +185,7 @@ def test_summary_and_render_agree_on_a_mixed_catalogue():
 
 
 def test_a_given_log_spelt_as_a_repeated_line_is_spelt_out_for_the_driver():
-    from conformance.case_runner import seed_message
+    from conformance.running.case_runner import seed_message
 
     ctx = Context(paths={"learnings/a": "/t/learnings/a.md"})
     given = {"log": {"before": '{"path":"${path:learnings/a}"}\n', "repeat": "{}\n", "times": 3, "after": "x\n"}}

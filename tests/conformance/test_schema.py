@@ -1,4 +1,4 @@
-"""The compiled schema check never accepts what jsonschema refuses (``conformance/schema.py``).
+"""The compiled schema check never accepts what jsonschema refuses (``conformance/corpus/schema.py``).
 
 The instances are the corpus's own: every payload, a share of the scenarios, and every protocol
 message a run of cases covering each command sends and receives; then each of them broken one
@@ -16,8 +16,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conformance import corpus, pool, protocol, schema
-from conformance.capabilities import action_of
+from conformance.corpus import read as corpus
+from conformance.corpus import schema
+from conformance.corpus.capabilities import action_of
+from conformance.running import pool, protocol
 
 CORPUS = project.load()
 REPLACEMENTS = (None, True, 0, -1, 1.5, "", "x" * 300, "2026-01-01T00:00:00Z", [], [1], {}, {"k": "v"})

@@ -11,7 +11,9 @@ from pathlib import Path
 import project as project_corpus
 import pytest
 
-from conformance import cli, corpus, selection
+from conformance import cli
+from conformance.corpus import read as corpus
+from conformance.corpus import selection
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,11 @@ import project
 import pytest
 import yaml
 
-from conformance import capabilities, corpus, driver, expectations, implementations, outcomes, pool, selection
+from conformance import implementations
+from conformance.corpus import capabilities, selection
+from conformance.corpus import read as corpus
 from conformance.drivers import teamai_cli
+from conformance.running import driver, expectations, outcomes, pool
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMAT_CASES = ["recall-end-and-footer", "recall-tags-line", "recall-start-line-plural", "recall-start-line-singular"]

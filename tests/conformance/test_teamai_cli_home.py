@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from conformance.drivers import teamai_cli_home as home_mod
-from reference import config, index, index_build
+from reference.recall import index, index_build
+from reference.team import config
 
 TREE = {
     "rules/finance/payments.md": "# Payments must be idempotent\n\nEvery charge carries an idempotency key.\n",

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import timeline
-from conformance.substitute import Context, SubstitutionError, references, set_paths, where
+from conformance.running import timeline
+from conformance.running.substitute import Context, SubstitutionError, references, set_paths, where
 
 
 def test_first_step_at_start_then_one_second_apart():
@@ -115,7 +115,7 @@ def test_a_link_is_made_once_in_the_sandbox_and_leads_to_the_root(tmp_path):
 
 
 def test_a_repeated_file_is_spelt_out_and_text_is_kept():
-    from conformance.sandbox import expand_tree, file_text
+    from conformance.running.sandbox import expand_tree, file_text
 
     assert file_text({"before": "# Big\n", "repeat": "ab\n", "times": 3, "after": "end"}) == "# Big\nab\nab\nab\nend"
     assert file_text({"repeat": "x", "times": 2}) == "xx"

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import lint, tree_write
-from conformance.corpus import load
+from conformance.corpus import lint
+from conformance.corpus.read import load
+from conformance.running import tree_write
 
 AT = dt.datetime(2026, 11, 30, 10, 0, 5, tzinfo=dt.UTC)
 

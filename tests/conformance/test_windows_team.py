@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import capabilities, corpus, lint, outcomes, pool, sandbox
+from conformance.corpus import capabilities, lint
+from conformance.corpus import read as corpus
+from conformance.running import outcomes, pool, sandbox
 
 ON_C = r"""id: fx-windows-git-bash
 title: A Git Bash read beside a team on drive C is the recalled file

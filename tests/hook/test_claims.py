@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import render
 from reference.hook import claims
+from reference.recall import render
 
 RUN = "5f0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
 RUN2 = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"

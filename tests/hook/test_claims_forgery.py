@@ -19,9 +19,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import render
 from reference.cli import run
 from reference.hook import claims
+from reference.recall import render
 from reference.streams import Io
 
 RUN = "5f0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"

@@ -10,8 +10,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reference import config, logspool
 from reference.hook import command as hook_command
+from reference.state import logspool
+from reference.team import config
 
 from ._support import ROOT, Cli
 

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import config, runlog, storage
 from reference.hook import dispatch
+from reference.state import runlog, storage
+from reference.team import config
 
 from ._support import ROOT, Cli
 

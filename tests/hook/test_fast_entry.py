@@ -7,7 +7,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from reference import config
+from reference.team import config
 
 from ._support import Cli
 

@@ -30,8 +30,8 @@ def imported(cli: Cli, event: str) -> set[str]:
 def test_post_tool_use_imports_no_heavy_module(cli: Cli) -> None:
     names = imported(cli, "post-tool-use")
     assert "reference.hook.classify" in names
-    for heavy in ("yaml", "sqlite3", "_sqlite3", "reference.index", "reference.index_build", "reference.recall",
-                  "reference.ledger", "reference.ledger_read", "reference.ledger_write", "shlex"):
+    for heavy in ("yaml", "sqlite3", "_sqlite3", "reference.recall.index", "reference.recall.index_build", "reference.recall.run",
+                  "reference.state.ledger", "reference.state.ledger_read", "reference.state.ledger_write", "shlex"):
         assert heavy not in names, heavy
 
 
@@ -46,7 +46,8 @@ def test_post_tool_use_does_not_import_dataclasses(cli: Cli) -> None:
 def _stop_imports(cli: Cli, lines: list[dict]) -> set[str]:
     """What a Stop run as agents run it (``hook-command``'s line) imports, after ``lines`` were
     appended to a log that an earlier Stop left a checkpoint for."""
-    from reference import config, runlog
+    from reference.state import runlog
+    from reference.team import config
 
     scope = config.load(cli.env).active
     runlog.append(scope.log_path, scope.log_lock, lines, 2.0)
@@ -76,9 +77,9 @@ def test_a_stop_reads_through_its_checkpoint_with_no_heavy_module(cli: Cli, team
     _stop_imports(cli, _turn(1, doc, other))  # the first Stop reads the whole log and leaves a checkpoint
     names = _stop_imports(cli, _turn(2, doc, other))
     assert "reference.reducer.checkpoint" in names and "reference.reducer.model" in names
-    for heavy in ("typing", "dataclasses", "datetime", "argparse", "yaml", "sqlite3", "reference.retention",
-                  "reference.index", "reference.index_build", "reference.ledger", "reference.ledger_read",
-                  "reference.ledger_write", "shlex"):
+    for heavy in ("typing", "dataclasses", "datetime", "argparse", "yaml", "sqlite3", "reference.state.retention",
+                  "reference.recall.index", "reference.recall.index_build", "reference.state.ledger", "reference.state.ledger_read",
+                  "reference.state.ledger_write", "shlex"):
         assert heavy not in names, heavy
 
 
@@ -86,9 +87,9 @@ def test_a_stop_that_credits_imports_only_the_ledgers_besides(cli: Cli, team) ->
     doc = str(team / "learnings" / "a.md")
     _stop_imports(cli, _turn(1, doc, str(team / "learnings" / "b.md")))
     names = _stop_imports(cli, _turn(2, doc, doc))
-    assert "reference.ledger" in names and "reference.upvoted" in names
-    for heavy in ("typing", "dataclasses", "argparse", "yaml", "sqlite3", "reference.retention", "reference.index",
-                  "reference.index_build"):
+    assert "reference.state.ledger" in names and "reference.state.upvoted" in names
+    for heavy in ("typing", "dataclasses", "argparse", "yaml", "sqlite3", "reference.state.retention", "reference.recall.index",
+                  "reference.recall.index_build"):
         assert heavy not in names, heavy
 
 

@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 import yaml
 
-from reference import config, ledger, ledger_read
+from reference.state import ledger, ledger_read
+from reference.team import config
 
 from ._support import ROOT
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import config, logspool, storage
+from reference.state import logspool, storage
+from reference.team import config
 
 from ._support import ROOT, Cli
 

@@ -33,15 +33,15 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from conformance import corpus as corpus_mod  # noqa: E402
+from conformance.corpus import read as corpus_mod  # noqa: E402
 from conformance.mutation import operators, walker  # noqa: E402
-from reference import ledger as real  # noqa: E402
-from reference import ledger_read, ledger_write  # noqa: E402
+from reference.state import ledger as real  # noqa: E402
+from reference.state import ledger_read, ledger_write  # noqa: E402
 
 EXAMPLES = 300
 SECONDS = 90
 # The ledger's modules, each importing only those before it: the rules over the file format.
-LEDGER = ("reference.ledger_read", "reference.ledger_write", "reference.ledger")
+LEDGER = ("reference.state.ledger_read", "reference.state.ledger_write", "reference.state.ledger")
 
 
 class _Timeout(Exception):
@@ -90,7 +90,7 @@ def _splice_check(modules: dict[str, types.ModuleType]) -> str:
         raises = data.draw(raising.raised(text))
         whole = ledger_write.dump(real._raised(real.parse(text), raises))
         try:
-            spliced = modules["reference.ledger_write"]._splice(text.encode(), raises).decode()
+            spliced = modules["reference.state.ledger_write"]._splice(text.encode(), raises).decode()
         except ValueError:
             return  # declined: the ledger is written whole
         if spliced != whole:
@@ -114,7 +114,7 @@ def _meaning(module: Any, text: str) -> tuple[Any, ...]:
 def _parse_check(modules: dict[str, types.ModuleType], given_ledgers: list[str]) -> str:
     import test_ledger_spelling as spelling
 
-    module = modules["reference.ledger"]
+    module = modules["reference.state.ledger"]
     for text in given_ledgers:
         if _meaning(real, text) != _meaning(module, text):
             return "differs: " + repr(text)[:300]

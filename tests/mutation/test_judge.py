@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import corpus as corpus_mod
+from conformance.corpus import read as corpus_mod
 from conformance.mutation import equivalents, judge, targets, walker
 from conformance.mutation.cache import Cache
 from conformance.mutation.judge import Job, run_jobs
@@ -17,7 +17,7 @@ from conformance.mutation.plan import ModulePlan, Plan
 from conformance.mutation.tracing import IMPORT, code_hash
 
 ROOT = Path(__file__).resolve().parents[2]
-RENDER = "reference/render.py"
+RENDER = "reference/recall/render.py"
 START_CASE = "recall-start-line-run-id"  # checks the start line, with a short query
 CAPPED_CASE = "recall-no-hit-query-capped"  # a 240-character query, cut at 200
 
@@ -29,7 +29,7 @@ def corpus() -> corpus_mod.Corpus:
 
 def _render_mutants() -> tuple[list[Mutant], ast.Module]:
     source = (ROOT / RENDER).read_text(encoding="utf-8")
-    return walker.mutants(source, "reference.render", RENDER), ast.parse(source)
+    return walker.mutants(source, "reference.recall.render", RENDER), ast.parse(source)
 
 
 def _one(found: list[Mutant], before: str, after: str) -> Mutant:
@@ -55,7 +55,7 @@ def _loop_forever(ignore_alarm: bool) -> Mutant:
     source = (ROOT / RENDER).read_text(encoding="utf-8")
     tree = ast.parse(source)
     index = next(i for i, s in enumerate(tree.body) if isinstance(s, ast.FunctionDef) and s.name == "render")
-    return Mutant(id=f"render:render:loop:{ignore_alarm}", module="reference.render", short="render", path=RENDER,
+    return Mutant(id=f"render:render:loop:{ignore_alarm}", module="reference.recall.render", short="render", path=RENDER,
                   operator="remove", scope="render", line=1, end_line=1, before="", after="", lines=frozenset(),
                   module_wide=False, node_path=(("body", index), ("body", 0)), factory=lambda n: loop)
 
@@ -91,7 +91,7 @@ def test_dependents_are_those_that_import_the_module() -> None:
     users = judge.dependents(ROOT, "reference.pathmatch")
     assert {"reference.pathmatch", "reference.hook.classify", "reference.reducer"} <= users
     assert "reference.hook.shell" not in users  # shell does not import pathmatch
-    assert "reference.hook.claims" in judge.dependents(ROOT, "reference.render")
+    assert "reference.hook.claims" in judge.dependents(ROOT, "reference.recall.render")
 
 
 def test_plan_follows_a_table_to_the_lines_that_read_it() -> None:
@@ -144,14 +144,14 @@ def test_targets_follow_patterns(tmp_path: Path) -> None:
     (tmp_path / "reference" / "reducer").mkdir(parents=True)
     (tmp_path / "reference" / "relations").mkdir(parents=True)
     for name in ("reference/reducer/__init__.py", "reference/reducer/settle.py", "reference/relations/__init__.py",
-                 "reference/relations/links.py", "reference/recall.py"):
+                 "reference/relations/links.py", "reference/recall/run.py"):
         (tmp_path / name).write_text("X = 1\n", encoding="utf-8")
     found = {t.path: t for t in targets.resolve(tmp_path)}
     # a package's __init__ only when a pattern names it: the reducer's, not the one relations/* finds
     assert set(found) == {"reference/reducer/__init__.py", "reference/reducer/settle.py",
-                          "reference/relations/links.py", "reference/recall.py"}
+                          "reference/relations/links.py", "reference/recall/run.py"}
     assert found["reference/reducer/__init__.py"].module == "reference.reducer"
-    assert found["reference/recall.py"].only == ("run_record", "record")
+    assert found["reference/recall/run.py"].only == ("run_record", "record")
     assert found["reference/reducer/settle.py"].module == "reference.reducer.settle"
     assert [t.short for t in targets.select(list(found.values()), ["reducer.*"])] == ["reducer.settle"]
     assert [t.short for t in targets.select(list(found.values()), ["reducer"])] == ["reducer"]
@@ -197,7 +197,7 @@ def test_a_run_reports_and_a_rerun_judges_only_what_a_new_scenario_reaches(tmp_p
     lines = (tmp_path / "report" / "partial.jsonl").read_text(encoding="utf-8").splitlines()
     verdicts = {json_id(line): json_status(line) for line in lines}
     echo = (ROOT / "reference" / "render.py").read_text(encoding="utf-8")
-    capped = [m.id for m in walker.mutants(echo, "render", "reference/render.py", None)
+    capped = [m.id for m in walker.mutants(echo, "render", "reference/recall/render.py", None)
               if m.operator == "number" and m.before.startswith("MAX_QUERY_ECHO")]
     assert capped and set(capped) <= set(verdicts)
     assert capped and all(verdicts[i] != "killed" for i in capped)  # no long query in this corpus
@@ -231,7 +231,7 @@ def test_a_listed_equivalent_is_judged_only_when_asked(tmp_path: Path, capsys, m
         (ROOT / "scenarios" / "recall" / "end-and-footer.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     capped = "render:<module>:number:"
     listed = [m.id for m in walker.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
-                                              "reference.render", "reference/render.py", ())
+                                              "reference.recall.render", "reference/recall/render.py", ())
               if m.id.startswith(capped)][:1]
     assert listed
     monkeypatch.setattr(run.equivalents, "load", lambda: {listed[0]: "checked by hand"})
@@ -284,7 +284,7 @@ def test_only_judges_the_mutants_named(tmp_path: Path, capsys) -> None:
     from conformance.mutation import run
 
     named = [m.id for m in walker.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
-                                             "reference.render", "reference/render.py", ())][:2]
+                                             "reference.recall.render", "reference/recall/render.py", ())][:2]
     argv = ["--module", "render", "--no-nice", "--list", *[a for i in named for a in ("--only", i)]]
     assert run.main(argv) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("render:")]

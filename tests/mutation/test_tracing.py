@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance import corpus as corpus_mod
+from conformance.corpus import read as corpus_mod
 from conformance.mutation import targets, tracing
-from reference import ledger_read, upvoted
 from reference.reducer import logread
+from reference.state import ledger_read, upvoted
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +35,8 @@ def test_a_line_run_on_first_use_is_credited_to_every_scenario_that_needs_it():
     chosen = [s for s in corpus.scenarios if s.id in wanted]
     assert len(chosen) == 2
     traced = tracing.trace(ROOT, corpus, chosen, targets.select(targets.resolve(ROOT), ["ledger_read"]))
-    builds = {n for n, line in enumerate(Path(ROOT / "reference/ledger_read.py").read_text().splitlines(), 1)
+    builds = {n for n, line in enumerate(Path(ROOT / "reference/state/ledger_read.py").read_text().splitlines(), 1)
               if "Core12.yaml_implicit_resolvers = {}" in line}
     assert len(builds) == 1
     for case in wanted:
-        assert builds <= set(traced[case]["lines"].get("reference/ledger_read.py", [])), case
+        assert builds <= set(traced[case]["lines"].get("reference/state/ledger_read.py", [])), case

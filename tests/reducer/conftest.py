@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from reference import config, ledger, reducer
+from reference import reducer
+from reference.state import ledger
+from reference.team import config
 
 from . import logs
 

@@ -1,7 +1,7 @@
 """A log the reducer decided wrongly, written out as a scenario of the corpus.
 
 The property in ``test_model_shortcuts`` holds the reducer's shortcuts to what decoding every line
-decides. When it fails, the log it drew becomes a scenario (``conformance.counterexample``) whose
+decides. When it fails, the log it drew becomes a scenario (``conformance.comparison.counterexample``) whose
 expectations are the full decode's decisions: the consumed line of every decided read, the votes of
 every credited key, and the number of lines the log then holds. An implementation is judged by the
 scenario through its own reduce, so the file outlives the shortcut that failed it.
@@ -20,7 +20,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from conformance import corpus, counterexample
+from conformance.comparison import counterexample
+from conformance.corpus import read as corpus
 
 from .logs import T0
 

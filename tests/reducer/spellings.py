@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from reference import jsontext
+from reference.state import jsontext
 
 NAMES = ("ts", "session", "path", "run", "caller", "agent_type", "kind", "exact", "evidence", "via", "unambiguous")
 

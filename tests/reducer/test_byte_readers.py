@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import jsontext
 from reference.reducer import logread
+from reference.state import jsontext
 
 from .spellings import spelling
 

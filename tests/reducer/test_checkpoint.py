@@ -9,8 +9,9 @@ import os
 import stat
 from unittest import mock
 
-from reference import clock, reducer, retention, storage
+from reference import reducer
 from reference.reducer import checkpoint
+from reference.state import clock, retention, storage
 
 from .logs import claim, evidence, link, run, ts
 

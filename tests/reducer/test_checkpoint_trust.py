@@ -20,8 +20,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import config, ledger, reducer, upvoted_file
+from reference import reducer
 from reference.reducer import checkpoint
+from reference.state import ledger, upvoted_file
+from reference.team import config
 
 from .logs import claim, doc, evidence, run, ts
 

@@ -17,7 +17,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from reference import config, ledger
+from reference.state import ledger
+from reference.team import config
 
 from .logs import claim, doc, evidence, run, ts, write
 
@@ -27,7 +28,9 @@ SESSIONS = 24
 
 _WORKER = """
 import os, random, sys
-from reference import config, reducer, retention
+from reference import reducer
+from reference.state import retention
+from reference.team import config
 cfg = config.load(os.environ)
 rnd = random.Random(int(sys.argv[1]))
 for _ in range(int(sys.argv[2])):

@@ -4,7 +4,7 @@ never interrupted: no vote lost, none counted twice, one consumed mark per decid
 temp file or intent left behind.
 
 The faults are injected from inside real processes by the storage layer's own hook
-(``TEAMAI_FAULT``, ``reference/storage.py``): each point is reached in a fresh ``teamai-ref``
+(``TEAMAI_FAULT``, ``reference/state/storage.py``): each point is reached in a fresh ``teamai-ref``
 process, which is killed there (``SIGKILL``, nothing runs after it) or sees ``ENOSPC`` (a write
 lands half its bytes first). The points are counted by running until a process is no longer
 reached by its fault, so a write added to a Stop is covered without touching this file.
@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from reference import config, ledger, upvoted_file
+from reference.state import ledger, upvoted_file
+from reference.team import config
 
 from .logs import claim, evidence, link, run, ts, write
 

@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance import cli, corpus, counterexample, lint
+from conformance import cli
+from conformance.comparison import counterexample
+from conformance.corpus import lint
+from conformance.corpus import read as corpus
 from reference.reducer import model
 
 from . import test_model_shortcuts

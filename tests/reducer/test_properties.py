@@ -36,10 +36,11 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule, run_state_machine_as_test
 
-from reference import clock, reducer, retention, runlog, upvoted_file
-from reference.clock import parse_instant
+from reference import reducer
 from reference.reducer import checkpoint, model
 from reference.reducer.sessions import Roots
+from reference.state import clock, retention, runlog, upvoted_file
+from reference.state.clock import parse_instant
 
 from . import logs
 from .conftest import Lab

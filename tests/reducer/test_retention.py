@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import retention, storage
 from reference.reducer import logread
+from reference.state import retention, storage
 
 from . import logs
 from .logs import claim, evidence, link, run
@@ -84,7 +84,7 @@ def test_twenty_thousand_lines_backstop_keeps_what_pending_reads_need(lab):
 
 
 def logs_seconds(text: str) -> float:
-    from reference.clock import parse_instant
+    from reference.state.clock import parse_instant
 
     return (parse_instant(text) - logs.T0).total_seconds()
 

@@ -8,7 +8,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import reducer, retention, stats, storage
+from reference import reducer
+from reference.commands import stats
+from reference.state import retention, storage
 
 from .conftest import Lab
 from .logs import evidence, run, ts

@@ -6,8 +6,9 @@ import json
 import os
 import random
 
-from reference import reducer, storage, upvoted_file
+from reference import reducer
 from reference.reducer import logread
+from reference.state import storage, upvoted_file
 
 from .logs import claim, doc, evidence, link, run
 from .logs import ts as logs_ts
@@ -374,8 +375,9 @@ def test_the_stop_path_reads_real_hook_lines_without_decoding_them(lab):
 def test_a_stop_settles_its_own_session_family_and_pull_the_rest(tmp_path):
     """A Stop that names its session credits only that session's (and its linked children's)
     reads; the other sessions' reads wait for their own Stop or for pull."""
-    from reference import config, ledger
-    from reference.runlog import append
+    from reference.state import ledger
+    from reference.state.runlog import append
+    from reference.team import config
 
     team = tmp_path / "team"
     (team / "learnings").mkdir(parents=True)
@@ -424,7 +426,7 @@ def test_a_line_with_a_lone_surrogate_is_written_as_its_escape_and_reads_back():
     """What the reducer writes back from the log (a consumed line naming a read of a file whose name
     is not UTF-8) spells the escaped lone surrogate so, not fail to be written. (The hook appends
     strictly: a payload holding one writes nothing, ``tests/hook/test_dispatch.py``.)"""
-    from reference import runlog
+    from reference.state import runlog
 
     rec = {"kind": "evidence", "ts": "2026-11-30T10:00:00.000Z", "session": "s", "path": "/t/caf\udce9.md"}
     line = runlog.encode(rec)

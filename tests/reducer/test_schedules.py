@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, run_state_machine_as_test
 
-from reference import reducer, retention
+from reference import reducer
+from reference.state import retention
 
 from .conftest import Lab
 from .histories import History, short_shares

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reference import storage
+from reference.state import storage
 
 from .conftest import run_cli
 from .logs import claim, evidence, link, run

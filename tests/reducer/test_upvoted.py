@@ -9,7 +9,7 @@ from unittest import mock
 
 import pytest
 
-from reference import clock, ledger, storage, upvoted, upvoted_file
+from reference.state import clock, ledger, storage, upvoted, upvoted_file
 
 from .logs import evidence, link, run, ts
 
@@ -72,7 +72,7 @@ def test_a_lost_consumed_line_is_caught_a_day_after_the_pull_that_credited_an_ol
     # A pull credits a read three days old; the consumed line is lost; the next pull comes 20 h later.
     lines = [run(0, R1, "ses-a", [lab.doc("d1")]), evidence(60, "ses-a", lab.path("d1"))]
     lab.write(lines)
-    from reference import runlog
+    from reference.state import runlog
 
     with mock.patch.object(runlog, "append_bytes", side_effect=OSError("disk full")):
         first = lab.reduce(at=3 * DAY)
@@ -128,7 +128,7 @@ def test_a_read_counted_before_its_session_was_linked_stays_the_credit_it_was(la
     # but the consumed line is lost; then the link arrives. The retry would now judge the read under
     # the parent: covered (no credited line for a vote already given) or a credit (a second vote for
     # one read). It is marked as the credit it was, under the child.
-    from reference import runlog
+    from reference.state import runlog
 
     lab.write([run(0, R1, "ses-p", [lab.doc("d1")]), evidence(60, "ses-p", lab.path("d1"))])
     assert lab.reduce(at=70).credited == [("ses-p", "d1")]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reference import contribute
+from reference.commands import contribute
 
 NOW = {"TEAMAI_NOW": "2026-10-12T09:30:00Z"}
 LEARNING = """---
@@ -143,6 +143,6 @@ def test_slug(title: str, slug: str) -> None:
 def test_title_is_set_only_when_absent(text: str, expected: str) -> None:
     out = contribute.with_title(text, "T")
     assert out == expected
-    from reference import frontmatter
+    from reference.team import frontmatter
 
     assert frontmatter.split(out).meta.get("title") in ("T", "Kept")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from reference.relations import declarations, vocabulary
 from reference.relations.paths import Target
-from reference.tree import DOC, LEARNING, RULE, SKILL, WIKI
+from reference.team.tree import DOC, LEARNING, RULE, SKILL, WIKI
 
 USE = "Use MAPS_TO, REFERENCES, SUPERSEDES or CONFLICTS_WITH"
 EXISTING = {"docs/payments-overview.md", "rules/payments.md", "skills/release",

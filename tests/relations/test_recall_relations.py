@@ -226,7 +226,7 @@ def test_nothing_is_written_into_the_team_tree(cli, team) -> None:  # type: igno
 def test_index_version_change_rebuilds_relations(cli, home, team) -> None:  # type: ignore[no-untyped-def]
     import sqlite3
 
-    from reference import index
+    from reference.recall import index
 
     cli("index")
     (db,) = home.glob("workspaces/*/index.db")
@@ -243,7 +243,7 @@ def test_index_version_change_rebuilds_relations(cli, home, team) -> None:  # ty
 def large_tree(monkeypatch):  # type: ignore[no-untyped-def]
     """Trees above this many assets notice in-place edits only through folder mtimes and a walk
     every few minutes; three assets make the example tree such a tree."""
-    from reference import index_build
+    from reference.recall import index_build
 
     monkeypatch.setattr(index_build, "FULL_SCAN_LIMIT", 3)
 
@@ -281,7 +281,7 @@ def test_large_tree_outgoing_target_edited_in_place_still_resolves(make, large_t
 def test_large_tree_busy_index_leaves_out_what_an_edited_source_declared(make, large_tree, home) -> None:  # type: ignore[no-untyped-def]
     import sqlite3
 
-    from reference import config
+    from reference.team import config
 
     team, run = make({"rules/r.md": fm("related:\n  REFERENCES: docs/d.md\n", title="other", body="words"),
                       "rules/s.md": fm(title="unrelated one"), "rules/t.md": fm(title="unrelated two"),

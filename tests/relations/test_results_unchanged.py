@@ -16,8 +16,8 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import relations_view
 from reference.cli import run
+from reference.recall import relations_view
 from reference.relations import extract
 from reference.streams import Io
 

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from reference.relations import declarations, vocabulary
-from reference.tree import DOC, LEARNING, RULE, SKILL, WIKI
+from reference.team.tree import DOC, LEARNING, RULE, SKILL, WIKI
 
 TARGET_OF = {RULE: "rules/other.md", DOC: "docs/other.md", LEARNING: "learnings/other", SKILL: "skills/other",
              WIKI: "teamwiki/evidence/code/pay/other.md"}

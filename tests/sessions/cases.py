@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance import counterexample
-from conformance.outcomes import CaseResult
+from conformance.comparison import counterexample
+from conformance.running.outcomes import CaseResult
 
 from . import oracle, sessions
 from .sessions import Plan

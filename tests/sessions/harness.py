@@ -17,11 +17,12 @@ from typing import Any, NoReturn
 
 from hypothesis import event
 
-from conformance import corpus, counterexample
-from conformance.case_runner import run_case
-from conformance.driver import Driver
+from conformance.comparison import counterexample
+from conformance.corpus import read as corpus
 from conformance.implementations import connect
-from conformance.outcomes import CaseResult
+from conformance.running.case_runner import run_case
+from conformance.running.driver import Driver
+from conformance.running.outcomes import CaseResult
 
 from . import agents
 

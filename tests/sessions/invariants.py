@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from conformance import timeline
-from conformance.outcomes import PASS, CaseResult
+from conformance.running import timeline
+from conformance.running.outcomes import PASS, CaseResult
 
 from .oracle import Expected
 from .sessions import DAY, Plan

@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance import timeline
+from conformance.running import timeline
 
 from . import agents
 from .agents import FLAVORS, SESSION_ENV, SUBAGENT_IDS, SUBAGENT_STOP

@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase
 
-from conformance import cli, corpus, counterexample, lint
-from reference import relations_view
+from conformance import cli
+from conformance.comparison import counterexample
+from conformance.corpus import lint
+from conformance.corpus import read as corpus
+from reference.recall import relations_view
 from reference.reducer import settle
 
 from . import harness, test_relations_unchanged, test_session_invariants

@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from conformance.substitute import PATTERN
+from conformance.running.substitute import PATTERN
 
 from . import agents, cases, harness, invariants
 from .sessions import EVERY, Plan, plans

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import given, settings, target
 from hypothesis import strategies as st
 
-from reference.tree import LEARNING
+from reference.team.tree import LEARNING
 
 from . import agents, cases, harness, invariants, oracle
 from .sessions import EVERY, SCHEDULES, STOPS, Act, Claim, Link, Plan, Read, Recall, Session, plans

@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from reference.relations import vocabulary
-from reference.tree import DOC, LEARNING, RULE, SKILL, WIKI, WIKI_PREFIX
+from reference.team.tree import DOC, LEARNING, RULE, SKILL, WIKI, WIKI_PREFIX
 
 from .agents import Doc
 

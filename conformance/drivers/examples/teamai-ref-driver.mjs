@@ -32,7 +32,7 @@ function writeTree(folder, files) {
   }
 }
 
-// The tree path of each asset (the table in reference/tree.py) -> the absolute path recall prints.
+// The tree path of each asset (the table in reference/team/tree.py) -> the absolute path recall prints.
 function assets(folder, files, withLearnings, into = {}) {
   for (const rel of Object.keys(files ?? {})) {
     if (!rel.endsWith(".md") || rel.split("/").some((part) => part.startsWith("."))) continue;

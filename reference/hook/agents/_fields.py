@@ -7,7 +7,7 @@ readers take each piece once, and treat a value of the wrong type as absent.
 
 from __future__ import annotations
 
-from ... import jsontext
+from ...state import jsontext
 from .. import categories
 from ..toolcall import FAILURE, POST_TOOL_USE_FAILURE, SUCCESS, UNKNOWN, ToolCall
 

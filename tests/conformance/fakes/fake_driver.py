@@ -32,8 +32,8 @@ import sys
 import time
 from typing import Any
 
-from conformance import protocol
-from conformance.reference_driver import ReferenceBackend, in_process
+from conformance.drivers.reference import ReferenceBackend, in_process
+from conformance.running import protocol
 from conformance.server import serve
 
 

@@ -1,0 +1,65 @@
+"""What a scenario needs from a driver, worked out from what it does and what it checks.
+
+A driver declares its capabilities in the handshake; a case whose needs are not all declared
+is not-applicable, and the report says which need was missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import levels
+from .read import Payload, Scenario
+
+ACTIONS = ("recall", "hook", "pull", "stats", "review", "contribute", "hold", "release", "write")
+
+
+def action_of(step: Mapping[str, Any]) -> str | None:
+    present = [a for a in ACTIONS if a in step]
+    return present[0] if len(present) == 1 else None
+
+
+def needs(scenario: Scenario, payloads: Mapping[str, Payload]) -> dict[str, set[str] | bool]:
+    commands: set[str] = set()
+    agents: set[str] = set()
+    hold: set[str] = set()
+    repeat = False
+    for step in scenario.steps:
+        action = action_of(step)
+        if action in ("hold", "release"):
+            hold.add(str(step[action]))
+        elif action is not None and action != "write":  # the harness writes the tree itself
+            commands.add(action)
+        if step.get("repeat") is not None:
+            repeat = True
+        if action == "hook":
+            payload = payloads.get(str(step["hook"]))
+            agents.add(payload.agent if payload else str(step["hook"]).split("/", 1)[0])
+    every = [block.expect for block in levels.blocks(scenario.data)]
+    if any("stats" in expect for expect in every):
+        commands.add("stats")
+    log = any(k in expect for expect in every for k in ("log_contains", "log_absent", "log_lines"))
+    credited = any(k in expect for expect in every for k in ("credited", "not_credited"))
+    seed = {str(k) for k, v in (scenario.data.get("given") or {}).items() if v is not None}
+    if any("ledger_file" in expect for expect in every):
+        seed.add("votes")  # a driver that can write the ledger file can read it back
+    return {"commands": commands, "agents": agents, "hold": hold, "log": log, "repeat": repeat, "seed": seed,
+            "windows_team": bool(scenario.data.get("windows_team")), "credited": credited}
+
+
+def missing(need: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
+    """Human-readable names of the needs the declaration lacks (empty: applicable)."""
+    out = [f"command {c}" for c in sorted(need["commands"]) if c not in (declared.get("commands") or [])]
+    out += [f"agent {a}" for a in sorted(need["agents"]) if a not in (declared.get("agents") or [])]
+    out += [f"hold {h}" for h in sorted(need["hold"]) if h not in (declared.get("hold") or [])]
+    if need["log"] and not declared.get("log"):
+        out.append("a recall log")
+    if need.get("credited") and not declared.get("credited"):
+        out.append("an answer to which reads were credited")
+    if need.get("repeat") and not declared.get("repeat"):
+        out.append("repeat")
+    out += [f"seed {s}" for s in sorted(need.get("seed") or ()) if s not in (declared.get("seed") or [])]
+    if need.get("windows_team") and not declared.get("windows_team"):
+        out.append("a Windows team folder")
+    return out
