@@ -7,6 +7,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import reference
 from reference.team import config
 
 from ._support import Cli
@@ -36,7 +37,7 @@ def test_a_fast_line_that_cannot_import_the_reference_exits_0_and_says_so(tmp_pa
 
     lonely = tmp_path / "nowhere" / "hook" / "fast.py"
     lonely.parent.mkdir(parents=True)
-    lonely.write_bytes((Path(config.__file__).parent / "hook" / "fast.py").read_bytes())
+    lonely.write_bytes((Path(reference.__file__).parent / "hook" / "fast.py").read_bytes())
     home = tmp_path / "home"
     proc = subprocess.run([sys.executable, "-I", "-S", str(lonely), "stop", "--tool", "claude"], input=b"{}",
                           capture_output=True, env={"TEAMAI_HOME": str(home), "PATH": "/usr/bin:/bin"}, timeout=60)
@@ -58,7 +59,7 @@ def test_a_fast_line_is_measured_when_a_test_run_measures_coverage(cli: Cli, tea
         skip_unless_in_ci("coverage is not installed")
     rc = tmp_path / "coveragerc"
     rc.write_text(f"[run]\ndata_file = {tmp_path / 'data'}\nparallel = true\nbranch = true\n"
-                  f"source = {Path(config.__file__).parent}\n", encoding="utf-8")
+                  f"source = {Path(reference.__file__).parent}\n", encoding="utf-8")
     env = {**{k: v for k, v in cli.env.items() if not k.startswith("COVERAGE")}, "COVERAGE_PROCESS_START": str(rc)}
     argv = shlex.split(cli("hook-command", "post-tool-use", "--tool", "claude").out.strip())
     payload = {"session_id": "s1", "cwd": str(team), "tool_name": "Read",
