@@ -17,7 +17,11 @@ A driver is an object that answers protocol messages, served on stdin and stdout
     driverkit.serve(MyDriver())
 
 What is left to the driver is what only it knows: how its implementation is run and where it
-keeps its state. ``conformance/drivers/examples/minimal_driver.py`` is a whole one.
+keeps its state. ``conformance/drivers/examples/minimal_driver.py`` is a whole one, and
+``conformance/examples/exchange.jsonl`` is the worked exchange PROTOCOL.md shows (a test replays
+it). The rest of the protocol's side: ``running/protocol.py`` encodes and checks messages,
+``running/driver.py`` is the one interface the harness talks to, ``implementations.py`` turns an
+``--impl`` into a driver, and ``server.py`` is the implementation's side of the loop.
 """
 
 from __future__ import annotations

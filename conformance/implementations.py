@@ -3,7 +3,7 @@ every command a real ``teamai-ref`` process), the published teamai-cli, the pert
 or any command line that speaks the protocol.
 
 ``driver.py`` owns the one interface and its two kinds; the drivers for particular
-implementations (``reference_driver.py``, ``drivers/``) are built on it, and this choice among
+implementations (``drivers/reference.py``, the rest of ``drivers/``) are built on it, and this choice among
 them sits above them all.
 """
 

@@ -4,7 +4,8 @@ character (a lone surrogate quoted from a log line is written as its escape).
 A reader that stops early is a normal way to use a command, not an error: the command drops the
 rest of its output and finishes its work (a run still writes its ``--report`` and ``--junit``
 files), with the exit code it would have had. Python would instead raise ``BrokenPipeError`` at
-the next write and again when it flushes the stream on the way out.
+the next write and again when it flushes the stream on the way out. ``cli.main`` wraps the
+process's streams with a :class:`Sink`; ``server.py`` stops serving when nobody reads its answers.
 """
 
 from __future__ import annotations

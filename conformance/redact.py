@@ -5,6 +5,10 @@ as ``${path:…}`` / ``${root:…}``. What is left to hide: a UUID it could not 
 outside the known roots, a workspace's state folder (named by a digest of the sandbox's team
 path), and an instant the scenario did not set (a clock leak would otherwise make every
 snapshot differ on every run).
+
+The golden snapshots of the reference live in ``tests/conformance/test_reference_snapshots.py``;
+how a result is pinned is ``tests/conformance/snapshots.py``, which the protocol's parity test
+also holds the reference behind the protocol to, so the in-process side runs once.
 """
 
 from __future__ import annotations

@@ -12,7 +12,10 @@ Exit codes (a script can rely on them):
 4      busy: a lock stayed held past the bounded wait; try again
 =====  ==============================================================
 
-``hook-dispatch`` always exits 0: a hook must never break the agent.
+``hook-dispatch`` always exits 0: a hook must never break the agent. Messages are one line each
+(``streams.one_line``); a usage error is argparse's own ``<command>: error: … (see <command> --help)``,
+with one prefix; ``config.team_problem`` says what is wrong with a team folder (missing, a file,
+unreadable) for every command.
 """
 
 from __future__ import annotations

@@ -9,7 +9,13 @@ only the right to search its folders) and read back the name of the open file fr
 
 Only an answer that means what ``os.path.realpath`` means is taken: a path that does not exist, a
 dangling or looping link, a name the kernel marks as gone, no ``/proc``, another system: each is
-left to ``os.path.realpath``, so the result never depends on which way was taken.
+left to ``os.path.realpath``, so the result never depends on which way was taken
+(``tests/test_realpath.py``).
+
+Every path that is compared or keyed is made real here: the state home, team folders and
+learnings roots (``team/config.py``, which also owns the one exception, a Windows team folder on a
+POSIX host), a tool's path (``pathmatch.resolve``), ``--team`` in ``hook/command.py``, and review's
+repository.
 """
 
 from __future__ import annotations

@@ -4,14 +4,14 @@
 It writes ``payloads/<agent>/<ID>-<n>.json`` (provenance ``live-capture``, the capture's day,
 the agent version where the capture knew it, and the recorded-shape verdict; with
 ``--canonical-names`` the names every agent has, ``post-tool-use-read`` …, where the agent's folder
-lacks them), with their paths at the corpus's example places, and ``scenarios/attribution/<ID>.yaml``
+lacks them), with their paths at the corpus's example places (``scenario.Rerooter``), and ``scenarios/attribution/<ID>.yaml``
 (case id ``ID``), whose steps replay the payloads at their captured instants
-(``capture_scenario.py`` has the rules for paths, run ids and time) and whose expectations are the
-reference's decisions (``capture_replay.py``). In a project with the reference's snapshot test it
+(``capture/scenario.py`` has the rules for paths, run ids and time) and whose expectations are the
+reference's decisions (``capture/replay.py``). In a project with the reference's snapshot test it
 writes the case's snapshot too (else it prints the command). Then it prints every decision with
 its reason, the recorded-shape verdicts, the recreated runs, anything it could not carry over,
 and a warning for a recall the agent ran that the reference did not claim (an adapter that does
-not read where the agent puts the tool's output). A capture made with ``--keep`` is scrubbed here
+not read where the agent puts the tool's output; ``replay.unclaimed_recalls``). A capture made with ``--keep`` is scrubbed here
 first. An agent the reference has no adapter for is refused up front, with what to write.
 """
 

@@ -14,6 +14,15 @@ the corpus only when a maintainer commits it.
 
 The folder is ``$TEAMAI_COUNTEREXAMPLES`` when set, else ``.hypothesis/counterexamples`` under the
 current folder (git ignores ``.hypothesis/``, where Hypothesis keeps its own examples).
+
+It is written once, on Hypothesis's final example, with a stable id made from the scenario's
+meaning, and validated against the schema and the payloads before it is written (as YAML by
+``corpus/scenario_file.py``, like every scenario a tool writes back); the format is SCENARIOS.md,
+"Generated counterexamples". The sessions themselves are built in ``tests/sessions/``
+(``trees.py``, ``agents.py`` with each agent's payloads, ``sessions.py`` with the interleavings and
+the reduce schedules); ``oracle.py`` there is the one place that works out from a plan alone what
+the spec says it earns, and ``invariants.py`` owns the end-to-end checks judged against it. A log
+the reducer's shortcuts decide wrongly is written out by ``tests/reducer/log_cases.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What each recall-log line decides, said in words, and how one step of two traces differs.
 
-Every line kind is a decision (ARCHITECTURE.md, "The recall log"): ``run`` a recall recorded
+Every line kind is a decision (``reference/state/runlog.py``): ``run`` a recall recorded
 (and, with ``via: env`` and ``unambiguous``, settled by its environment), ``claim`` a claim
 accepted, ``evidence`` a read recorded, ``link`` a subagent's session tied to its parent,
 ``consumed`` a read credited (or covered by an earlier credit). A line one side wrote and the

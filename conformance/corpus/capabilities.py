@@ -1,7 +1,18 @@
 """What a scenario needs from a driver, worked out from what it does and what it checks.
 
 A driver declares its capabilities in the handshake; a case whose needs are not all declared
-is not-applicable, and the report says which need was missing.
+is not-applicable, and the report says which need was missing. Needs: commands, agents, a
+log, ``hold``, ``repeat`` (``repeat: N`` with ``${i}`` travels as one message, so a 5000-event
+retention case stays a few seconds) and ``seed``.
+
+Existing state: a scenario's ``given:`` block (a votes ledger's text, per-session credits, a log's
+text, a checkpoint of an earlier reading) is what the machine holds before the first step. Its
+parts, and a ``ledger_file`` expectation, become ``seed`` needs here; ``case_runner.open_case``
+substitutes paths into it and sends it as one ``seed`` message right after ``open``, so the runner
+and the step observer start from the same state; each driver puts it where its implementation
+keeps it (``drivers/reference.py``; ``drivers/teamai_cli.py``: the votes file only).
+``expect.ledger_file`` reads the ledger file as YAML on the harness's side, so that check never goes
+through the implementation's own reader.
 """
 
 from __future__ import annotations

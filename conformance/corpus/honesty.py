@@ -1,14 +1,15 @@
 """Whether each case of the corpus can fail, and fails for the right reason.
 
-Two checks, each a run of the corpus against a hollow implementation (``drivers/hollow.py``):
+Four checks; the first two are runs of the corpus against a hollow implementation
+(``drivers/hollow.py``), the other two read the files alone:
 
 - **Nothing passes against nothing.** Against :class:`~conformance.drivers.hollow.DoNothing`
   every case must fail or be not-applicable: a case that passes there has no expectation an
   empty implementation breaks, so it would pass against any implementation at all.
-- **Attribution cases fail on the log.** A case that feeds the hook a tool call (a PostToolUse)
-  is about what the hook records. Against :class:`~conformance.drivers.hollow.HooksOff` (the
-  reference with its hook recording nothing) it must fail on a ``log_contains`` expectation: a
-  line the hook must write. A "never counts" case whose only failure there is
+- **Attribution cases fail on the log.** A case that feeds the hook a tool call (a step whose
+  event is post-tool-use or post-tool-use-failure) is about what the hook records. Against
+  :class:`~conformance.drivers.hollow.HooksOff` (the reference with its hook recording nothing)
+  it must fail on a ``log_contains`` expectation: a line the hook must write. A "never counts" case whose only failure there is
   ``upvoted_count`` (or that does not fail at all) cannot tell a hook that rightly wrote nothing
   from a hook that never ran.
 - **A "no vote" case names the evidence line.** A case that feeds the hook a tool call and expects
@@ -22,7 +23,7 @@ Two checks, each a run of the corpus against a hollow implementation (``drivers/
   has a positive check by now is named too. Also read from the files alone.
 
 Each offender comes with the reason in words; ``teamai-conformance honesty`` prints them and
-``tests/conformance/test_corpus_honesty.py`` holds the corpus to both.
+``tests/conformance/test_corpus_honesty.py`` holds the corpus to all of them.
 """
 
 from __future__ import annotations

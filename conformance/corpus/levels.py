@@ -21,6 +21,16 @@ a profile detail: ``spec_problems`` is the lint rule that keeps the ``expect`` b
 what the proposals define, and the harness judges it leniently where they leave the spelling
 open (an instant with or without milliseconds, a null field or an absent one, a session shown
 by a unique prefix of at least 8 characters, a finding's words).
+
+Who does what with the levels: ``lint.level_problems`` applies them to every case; ``expect.py``
+reads the spec and decision blocks on meaning (``normalize.same_instant``, null as absent, stats by
+column and session prefix, findings by what they name, the ledger's scalars as values);
+``outcomes.settle`` turns each block's mismatches into the case's verdicts and outcome, and
+``outcomes.level_totals`` into the three numbers every report shows; ``placement.py`` sorts the
+expectations of any case a tool writes. Credits are observed through the protocol (``observe``'s
+``credited``), never through the reference's ``consumed`` lines (``drivers/reference.credits``).
+``drivers/perturbed.py`` makes every open choice another way, and the whole corpus holds on it at
+spec level.
 """
 
 from __future__ import annotations

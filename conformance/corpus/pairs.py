@@ -5,7 +5,8 @@ rejects, so breaking the named rule changes nothing. A pair closes that gap. Its
 (twins) carry ``isolates: CLAUSE-ID`` and ``twin: <the other's id>``, run the same steps and differ
 only in the input that clause decides on; each passes on its own run, and each one's expectations
 fail on the other's run (``flip``, which needs an implementation, so a test runs it on the
-reference). What needs no implementation is here for ``lint``: the two point at each other, name
+reference: ``tests/conformance/test_isolating_pairs.py``, through ``case_runner.Observation``).
+What needs no implementation is here for ``lint``: the two point at each other, name
 the clause, and differ by at most ``MAX_CHANGES`` leaves of their input.
 
 Why three: one clause's input is one value (an instant, a path, a verb, a count, a line of a file),

@@ -5,6 +5,13 @@ Loading never raises on a bad file: a file that cannot be read becomes a :class:
 ``lint`` can report every fault at once and ``run`` can refuse to start with a clear list.
 Timestamps stay strings (the YAML loader does not turn ``2026-11-30T10:00:00Z`` into a
 ``datetime``), because the time rules and the JSON Schemas work on the text the author wrote.
+``SCENARIOS.md`` is the format's contract; ``schemas/scenario.schema.json`` and
+``schemas/payload.schema.json`` are its machine form.
+
+One read of the corpus per process: what each scenario's text parsed to is kept (``_PARSED``, keyed
+by the text, so an edit is never missed), and ``lint.blocking`` keeps the schema errors of that
+shared data. A loaded corpus is therefore read-only: nothing in the harness changes a scenario's
+data.
 """
 
 from __future__ import annotations

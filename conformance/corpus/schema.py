@@ -7,7 +7,8 @@ only an instance it refuses goes to jsonschema, whose account of what is wrong t
 jsonschema stays the judge: an instance it finds nothing wrong with fits, whatever the compiled
 check said. (The compiled check never accepts what jsonschema refuses: ``test_schema.py`` holds
 the two to one verdict on the corpus's payloads, scenarios and protocol messages, whole and each
-broken in one place.)
+broken in one place.) A keyword of a draft later than 7 is translated for the compiled check
+(``dependentRequired``) or leaves that schema to jsonschema alone.
 """
 
 from __future__ import annotations

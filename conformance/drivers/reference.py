@@ -10,6 +10,10 @@ can only differ where running differs.
 A step with ``repeat`` (thousands of hook events for the log's line backstop) runs as one batch:
 in this process for :func:`in_process`, and in *one* child process for :func:`as_subprocess`,
 because an interpreter start per repeat would turn a two-second case into minutes.
+
+The sandbox's layout, the git repository for ``review`` included, is ``running/sandbox.py``'s. A
+``hold`` takes the lock the reference itself takes (``storage.locked``; for the index, an open
+SQLite write transaction), so it is busy for the reference in this same process too.
 """
 
 from __future__ import annotations

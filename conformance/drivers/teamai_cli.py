@@ -31,6 +31,12 @@ How the protocol maps onto 0.25.0:
 - ``observe`` reads the votes ledger (``~/.teamai/votes/<username>.yaml``); the log is always
   empty; asked for stats, it runs ``teamai stats`` and turns what it prints into rows where it
   can (:func:`stats_rows`), else answers null with ``stats_note`` saying why.
+
+A case's set-up must not fail 0.25 outside the feature under test, so the corpus puts its assets
+where both implementations read them (the relation tables' skill folder holds the query word, as
+0.25 titles a skill by its folder; a teamwiki page lies under ``modules/``, which 0.25 reads).
+``conformance/expectations/teamai-cli-0.25.toml`` lists its spec failures only (it declares no
+profile), each with its reason, under a comment block that says where it differs on decisions.
 """
 
 from __future__ import annotations

@@ -3,7 +3,10 @@
 ``equivalents.toml`` next to this module holds one ``[[equivalent]]`` table per mutant, with its
 stable ``id`` and a one-line ``why``. A listed mutant is left out of the score. The report names
 entries that match no mutant any more (the code moved on) and entries the corpus kills (they were
-not equivalent after all), so the list cannot rot silently.
+not equivalent after all), so the list cannot rot silently. Where reading the code is not
+evidence enough, an entry's reason names an oracle run with the mutant applied
+(``tests/mutation/ledger_oracles.py``: the ledger's in-place raise against the whole write, its
+readers against the unmutated parse).
 """
 
 from __future__ import annotations

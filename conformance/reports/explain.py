@@ -11,6 +11,15 @@ the implementation recorded each of them, and whether it consumed the read.
 
 Only lines of the active scope's log and the vote counters are compared: an implementation
 that keeps no log (``log: false``) is compared on its votes alone, and says so.
+
+Only unexpected fails are explained: ``running/pool.py`` and ``pytest_plugin.py`` say which and
+hand :func:`explain_failure` to ``case_runner.run_case`` (explaining runs cases itself), so an
+expected failure costs no replay, and a fault in explaining is said in the explanation, never
+raised. Where decisions and votes agree, :func:`_output` names the first step whose printed text
+differs where the proposals define it (hits, ``Related:`` lines, findings). ``case_runner.judge_blocks``
+words every mismatch in the scenario's tokens, never a sandbox's paths; ``explain_text.py`` says it
+all in the terminal report; ``running/text_region.py`` finds the lines closest to a missed
+``output_contains``.
 """
 
 from __future__ import annotations

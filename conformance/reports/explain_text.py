@@ -3,6 +3,12 @@
 The explanation itself is worked out by ``explain.py`` and travels in the JSON-lines report;
 this module only says it compactly: the first differing step with its decisions and the
 reference's reasons, then the chain behind each vote that came out wrong.
+
+:func:`blame` is the one place that says which clause a failing case counts under, in every
+roll-up (the terminal, the JSON lines' ``blame`` and footer ``failing_clauses``, the page, JUnit):
+the clause of the first observation at which it parted from the reference (by the decision's kind:
+``BLAME``), else the decision or the case clause of its first held mismatch; :func:`rollup` groups
+the failing cases by it.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@
             event: $("#f-event"), text: $("#f-text") };
   var HASH = { area: "area", outcome: "outcome", column: "in", agent: "agent", event: "event", text: "q" };
 
-  // The compact rows (report_html.page_data) as objects.
+  // The compact rows (html.py's page_data) as objects.
   function verdict(raw) {
     if (raw == null) return null;
     var code = typeof raw === "string" ? raw : raw[0];

@@ -7,7 +7,7 @@ Fields were added over time, never renamed or removed, so a reader of a newer re
 working on an older one: the header's ``clauses`` (the catalogue's texts) and ``expectations``,
 and each case's ``observed`` state and the facts its scenario holds (``path``, ``provenance``,
 ``plan``, ``expect``, ``hooks``) may be absent, as may a failing case's ``blame`` (the clause of its
-first difference from the reference, ``report_explain.blame``) and the footer's ``levels`` and
+first difference from the reference, ``explain_text.blame``) and the footer's ``levels`` and
 ``failing_clauses`` (the failing cases grouped by that clause). An observed log longer than ``2 * LOG_KEPT``
 lines keeps its ends, and ``observed.log_omitted`` counts the lines left out between them.
 """

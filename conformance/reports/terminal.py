@@ -1,6 +1,7 @@
 """The report a person reads: totals, tables by area and by agent, clause coverage, then every
 unexpected outcome with its clauses, the first differing path, a compact diff and the command
-that reruns just that case."""
+that reruns just that case. The progress line (:class:`Progress`) is kept up to date on a terminal
+and is a plain line every 5 s elsewhere."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Checking a scenario's ``expect`` block against what the implementation did.
 
 Every check yields :class:`Mismatch` values (never raises), each naming the path inside
-``expect`` that failed, so a report can point at the exact line of the scenario.
+``expect`` that failed, so a report can point at the exact line of the scenario. What each
+``expect`` key means is here, and one rule no scenario can switch off: a hook step must exit 0
+(:func:`hooks_exit_zero`).
 """
 
 from __future__ import annotations

@@ -20,6 +20,13 @@
 A path the implementation did not list as an asset (a learning a later step publishes, a
 file that is not an asset) is placed where the tree-path table of the reference puts it, so
 scenarios can name files that are not, or not yet, assets.
+
+Blame: a run id the implementation never printed is its failure, never the scenario's.
+:class:`NotPrinted` marks it, and the place that needed it fails there: a step in
+``case_runner.py`` (the case stops, as no later step can be built) or one expectation in
+``expect.py`` (the others are still judged; ``expect.unprinted`` words both). ``${name.run}`` of a
+step that never prints one (a hook, a ``--check``) is the scenario's fault: :func:`silent_step` says
+which steps, and ``lint`` refuses it before a run.
 """
 
 from __future__ import annotations

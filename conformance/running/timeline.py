@@ -3,7 +3,8 @@
 The first step runs at ``start`` (default 2026-11-30T10:00:00Z). A step's ``at`` is either an
 absolute ISO 8601 instant or ``+<n><unit>`` (s, m, h, d) after the previous step; without
 ``at`` a step runs one second after the previous one. Instants are spelled in UTC with
-milliseconds and ``Z``, the spelling the reference writes.
+milliseconds and ``Z``, the spelling the reference writes. Each instant travels in the step's
+message as ``now``; ``observe`` runs one second after the last step.
 
 The harness parses instants itself rather than through ``reference.state.clock``: it must judge any
 implementation, so nothing in it may depend on the implementation it is judging.

@@ -32,6 +32,9 @@ and basic credentials, credentials in URLs, tokens with a known prefix (``sk-``,
 base64 blobs. The home folder becomes ``/home/user`` and the user's names ``user``, the same way
 in every payload, so paths still match each other and the knowledge roots the capture records.
 
+``tests/capture/test_scrub.py`` checks that the reference decides the same for the scrubbed payload
+as for the one sent.
+
 A base64 blob that holds ``/`` is only caught piecewise where it sits inside a path or command
 word; secrets in commands are caught by their form and context instead.
 """

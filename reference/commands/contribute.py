@@ -12,7 +12,9 @@ frontmatter when the file has none; nothing else of the file changes.
 
 Frontmatter that cannot be read (not YAML, not a mapping, no closing ``---``) is published too,
 as written, with a ``⚠ frontmatter:`` warning: contribute only warns, as it does for
-relations, and teamai's own contribute publishes such a file as it is. It is left unedited
+relations (the spec has contribute warn and still publish), and teamai's own contribute publishes
+such a file as it is; refusing would lose an agent's learning at the end of its session, while the
+index already copes with such a file. It is left unedited
 because a line added to a block that does not parse could change what the block means once it
 is fixed; until then the index reads its body (and titles it from a heading or its file name).
 """

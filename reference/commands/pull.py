@@ -4,6 +4,7 @@ The reducer credits whatever is pending, for every session, so pull drains the s
 never came and those whose Stop found the votes ledger busy; it reads the log through the
 checkpoint the last Stop left when that still matches. Pruning runs only here, after the reducer,
 so it sees the consumed lines the reducer has just written, and it leaves a fresh checkpoint.
+Exit 4 when the votes ledger was busy (the reads stay pending for the next Stop or pull).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One tool call in, the recall-log lines it justifies out, with the decisions said in words.
 
-Lines (shapes in ARCHITECTURE.md), each carrying the session, the agent and the actor so the reducer
+Lines (every field in ``state/runlog.py``), each carrying the session, the agent and the actor so the reducer
 can tell the recall subagent's reads from everyone else's:
 
 - ``claim``: a shell call that invoked recall printed this run id (``claims.py``);
@@ -12,7 +12,11 @@ can tell the recall subagent's reads from everyone else's:
 Status: a failed call gives no claim and no evidence. When the status is unknown (Codex's shell
 output says nothing about the exit code) only a simple read counts: a search or a pipeline whose
 failure we cannot see may have printed an error that merely mentions the path. A claim with an
-unknown status still counts, because a run id only appears if recall ran.
+unknown status still counts, because a run id only appears if recall ran. A status is unknown
+where the payload cannot tell a failed call from a good one (Codex's plain-string shell output; a
+bridge that says so); hosts that copy Claude's protocol fire PostToolUse only after a call that
+worked. An evidence line's ``via`` is ``read`` for a read tool, ``shell`` for any shell call (a
+reader or a search verb) and ``search`` for a search tool.
 
 Nothing of the command line, the output or the file content is copied into a line.
 """

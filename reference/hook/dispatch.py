@@ -11,7 +11,14 @@ never sees half a call. At Stop and SubagentStop the reducer runs (its failures 
 Imports stay small on purpose: no YAML, no SQLite, no argparse, no index.
 
 ``--payload-file FILE`` is for people: it reads a saved payload (raw, or the corpus form
-``{provenance, agent, event, payload}``) instead of stdin, and says any problem on stderr too.
+``{provenance, agent, event, payload}``, :func:`unwrap_corpus`, shared with ``replay``) instead of
+stdin; the file's agent and event apply unless given, and any problem is said on stderr too.
+
+Events are taken in every agent's spelling (``post-tool-use``, ``PostToolUse``, ``postToolUse``,
+``...Failure``, ``stop``, ``subagent-stop``, ``session-start``). ``TEAMAI_RECALL_DISABLED`` turns
+recording off. Dropped calls noted in the debug log (instant, agent, event, reason; the file stops
+growing at 1 MiB): an unknown event or agent, no team, a bad or over-large payload (8 MiB of stdin),
+a corpus file on stdin, a failing reducer. Known events that record nothing by design are not noted.
 """
 
 from __future__ import annotations

@@ -9,6 +9,20 @@ install) is set up late, only on the rare path that needs it (``ledger_read.yaml
 
 An installation too broken to import the reference still exits 0 (a hook never fails the
 agent's tool call) and leaves one line in the debug log under the state home.
+
+The hot paths stay light, a rule of every module on them. A hook is a fresh process on every tool
+call and a recall one per question, so those modules import neither ``typing`` (records use
+``_tuples.NamedTuple``), ``dataclasses``, ``datetime`` (unless ``TEAMAI_NOW`` is set), ``argparse``
+(the hook), YAML nor SQLite (the hook). A Stop reads only what was appended since the last one
+(the reducer's checkpoint); ``ledger.py`` with its file format (``ledger_read``, ``ledger_write``),
+``upvoted.py`` and ``upvoted_file.py`` come in only when it credits. A Stop imports neither ``json``
+nor ``re``: JSON goes through ``state/jsontext.py``, and the log's identities
+(``reducer/logread.py``), drive letters (``pathmatch.py``) and the ledger's common lines
+(``ledger_read.py``) are read with string operations; the ledger imports ``re`` only for quoted
+scalars. ``tests/test_string_readers.py`` holds each reader to the package or expression it stands
+for and checks what a crediting Stop imports; ``tests/hook/test_imports.py`` checks a tool call and
+both kinds of Stop; ``tests/hook/test_installed_hook_lines.py`` runs every printed line from a
+regular and an editable install; ``tests/hook/test_fast_entry.py`` the coverage start below.
 """
 
 import os

@@ -12,7 +12,7 @@ b 0.75) within that view, ``idf(s) = ln((N + 1) / (df(s) + 1)) + 1`` is teamai 0
 (``df`` counted in that view), and ``n`` is the number of query concepts, as teamai divides by
 the number of words.
 
-A concept (:func:`query_terms`) is a query word with the other spellings it may have in a
+A concept (:func:`query_terms`, issue 37) is a query word with the other spellings it may have in a
 document: a ``camelCase`` name and the phrase of its parts, an abbreviation and its full form, a
 Chinese software term and its English words (``glossary.py``). The best spelling counts, once:
 a brand split into parts no longer counts three times, and "PR" finds "pull request". A
@@ -42,6 +42,41 @@ would only drop known items whose body answers the question. Ties break by tree 
 In large trees, a word in more than a fifth of the assets (and in over ``COMMON_FLOOR`` of them)
 is dropped from the query, as a stop word, when a rarer word is left: it costs the most rows to
 score and tells the least. Smaller trees keep every word.
+
+Relations never change hits, their order or scores (a property test). Measured with
+``nox -s relevance`` (known-item questions, ``bench/relevance/``) and checked on held-out trees
+nobody tuned on; every choice is a rule, never a fix for one question.
+
+Where this follows teamai 0.25's ``search()`` and where it departs on purpose (the differential
+recall test names each difference in the hit lists by the names in brackets):
+
+- gate: teamai needs a query word in the title or tags (docs and pages exempt); here no kind has a
+  gate (``docs-body-match``), see above.
+- fields and weights: teamai scores binary presence (title x3, tag x2, anywhere x1); here BM25 of
+  the body plus BM25 of the heads, equal weights, so skills are found by their description.
+- title: teamai takes frontmatter ``title``, else a rule's, doc's or learning's id without ``.md``
+  and a ``-YYYY-MM-DD…`` suffix (``-`` and ``_`` as spaces), never a ``# heading``, and a skill's
+  folder name; here frontmatter ``title`` (a skill's ``name``), else the leading ``# heading``,
+  else the key's last part (``title-source``; ``team/fields.py``).
+- tokens: teamai uses ICU word segmentation for Chinese, bigrams of single-character runs,
+  camelCase parts, no stemming; here every CJK run as two-character pieces, camelCase and
+  snake_case parts, Porter stemming of English (``cjk-tokens``; ``words.py``).
+- stop words: teamai has none; here English question words and Chinese question words and
+  particles.
+- idf: the same ``ln((N+1)/(df+1)) + 1``, in each view, so the printed score reads on teamai's
+  scale.
+- score: teamai multiplies TF-IDF / sqrt(n) plus a vote bonus by domain and type multipliers and
+  hotness; here BM25 with that idf / sqrt(n), and votes never change a ranking (a ledger is per
+  user and local), no multipliers (``score-scale``).
+- teamwiki pages: teamai searches them in a separate BM25 pass (at most 3, score
+  ``min(10, 2·log2(s+1))``, printed as ``[docs]`` with a ``Snippet:``, keyed
+  ``evidence/code/<slug>/<path>``); here they are ranked with everything else (``wiki-ranker``),
+  keyed ``<slug>/<path>``.
+- ties: teamai by date, newest first, dropping identical entries; here scope, then tree path,
+  nothing dropped (``tie-order``).
+- limit, scopes, shadowing: the same (5 per scope, merged, 5; a project entry hides a user entry
+  of the same kind and key; ``run.py``).
+- large trees: teamai scans every entry; here the common-word rule above.
 """
 
 from __future__ import annotations

@@ -3,6 +3,21 @@
 Data flows one way: tree -> index -> hits -> relations -> render -> run record. The run record
 holds what attribution needs later (vote keys, scopes, printed paths, eligibility) and never the
 query.
+
+Scopes and shadowing. With a workspace team the workspace is the active scope and the user scope
+is inherited: its hits print ``[user]``, carry ``eligible: false`` and never vote. Each scope gives
+its best five; they are merged by score (then scope, then tree path) and cut to five, leaving out a
+user entry that a workspace entry of the same kind and vote key shadows (:func:`search`).
+
+Recall always answers: an agent must get its hits, so neither a busy nor an unwritable state folder
+fails a recall (``scope_index.py`` owns the ways the index is used, :func:`record` the run line).
+``recall --check`` writes nothing at all: no index, no log, no ledger, not even the state folder (a
+check on a tree never indexed pays a cold build in memory each time; ``teamai-ref index`` avoids
+that). A run line that cannot be written leaves the hits printed without a run id and one line on
+stderr. The hits still count as recalled, since they were shown: the counts are left pending
+(``ledger.defer``) before the run line is written, then the ledger, and when recall stops in between
+(killed, a busy or full disk) the next recall, Stop or pull makes them, once. Other commands that
+need the state folder fail with one line and exit 3 (``cli.run``).
 """
 
 from __future__ import annotations

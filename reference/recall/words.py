@@ -13,6 +13,13 @@ usual; it leaves these pieces alone.
 
 ``camelCase`` and ``snake_case`` names are also given as their parts (``RemotingConnectException``
 is searchable as ``remoting connect exception``), since people ask in words.
+
+How CJK is cut was chosen by measurement: two-character pieces took the Chinese questions of
+real-team-a from MRR@5 0.27 (one character per token, searched as phrases) to 0.76, and 0.97 on a
+held-out Chinese tree. jieba costs a fresh process about 2 s even with its cached dictionary (70
+times the interpreter's start), and it cannot be paid at index time only, since the query must be
+cut the same way. FTS5's trigram tokenizer cannot search a two-character word, the usual Chinese
+word.
 """
 
 from __future__ import annotations

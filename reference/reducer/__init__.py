@@ -18,6 +18,53 @@ One rule, one module:
   since, and noticing when it cannot;
 - ``keep``: which lines the checkpoint keeps, and what it notes about the ones it drops;
 - ``model``: the rules put together over a set of lines, decoding only what pending reads need.
+
+Beside them: ``state/upvoted.py`` (the per-session ledger's rule) and ``state/upvoted_file.py`` (its
+file), ``state/retention.py`` (pruning, at ``pull`` only), ``commands/pull.py`` and
+``commands/stats.py`` (built from the model, read-only).
+
+Read time, not reduce time. The spec's window is "same session, from the run to 24 h after it",
+matching the votes ledger's TTL "so a resumed session can't credit the same evidence twice". Every
+24 h here is measured on the reads' own ``ts``: the join (run to read), the cover (a credited read
+to a later or earlier read of the same doc by the same root session), and the per-session ledger's
+block (the read it remembers to a new read). Nothing compares with the time the reducer runs, so a
+Stop after every event, one pull at the end, and any mix of the two credit the same reads
+(``tests/reducer/test_schedules.py`` compares them on generated histories; the scenarios
+``reduce-once-read-time-*`` pin the edges: 24 h - 1 s covered, 24 h and 24 h + 1 s credited again,
+under both schedules). The per-session ledger only guards against a consumed line lost after the
+ledgers were written; it expires 24 h after it was written, not after the read, so a pull that
+credits a days-old read still guards the retry. For the same reason the recall subagent's reads
+are kept out from its marked run on, not before: a marked run never takes back a credit given.
+
+What that independence assumes, and what happens otherwise. Lines arrive in ``ts`` order (to
+within the checkpoint's hour); the claim of a shell call is written with its run (another
+session's later claim is later by ``ts`` and settles nothing); a child session's link is written
+before the child works. A first claim or a link written after a Stop has credited reads it would
+move does not take those credits back; reads still pending are judged by the new settlement.
+OpenCode's bridge links a task's child session when the task has finished, after the child's Stops
+credited its reads as a root of its own; a credit covers the root its session has *now*, so the
+parent's later reads of that doc within 24 h are covered and the root earns one upvote
+(``tests/sessions/test_session_invariants.py``). What this cannot mend is a root and its child each
+crediting a doc at Stops that came before the link between them: nothing tied the two credits when
+they were given, and a credit is never taken back (scenario
+``reduce-upvoted-counted-read-moved-by-link``). A failure between the two ledgers is finished by the
+next writer from the intent it left; a failed append of consumed lines is caught by the per-session
+ledger on the retry, which names the read and the root it counted under, so a link written between
+the failure and the retry cannot move a counted read into a second vote or leave a vote with no
+credited line (``tests/reducer/test_upvoted.py``); a checkpoint that is not written only makes the
+next Stop read the whole log.
+
+Why a Stop may pass over other families' lines. Everything a Stop decides concerns reads of its
+own family, and a read joins only runs that settled in its root's family, is covered only by
+credits of that root, and is kept out only by that family's recall subagent. In JSON with no
+backslash each string is spelt as its own characters between quotes, so a line holding neither a
+backslash nor one of the family's sessions quoted names none of them, whatever its key order or
+spacing. A run can still settle in the family through a claim, so runs named by the family's claims
+(any line holding the id quoted, however its key is spelt) are looked at too, and every claim of the
+runs looked at is read. The lines are found with one ``bytes.find`` per needle over the joined
+lines, so a Stop's own work grows with its family's lines, not with the other sessions'
+(``tests/reducer/test_stop_family.py`` compares it with a reduce of every line, in every spelling a
+log may hold, with few pending reads and with many).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@
 A busy votes ledger writes nothing and leaves every read pending, so the next trigger retries. A
 failed append after the ledgers were written is caught by the per-session ledger on the retry. An
 intent a crashed reduce left is finished by the next one, even one with nothing of its own to
-credit.
+credit (``tests/reducer/test_crash_points.py``, ``tests/reducer/test_concurrent_reducers.py``).
 """
 
 from __future__ import annotations

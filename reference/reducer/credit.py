@@ -4,10 +4,12 @@ Every pending read that adopts a doc (``join.matches``) is decided here, in the 
 reads' own ``ts``: it is a new credit unless a read of the same pair that credited lies less than
 24 h before or after it, in which case it is *covered*. Both the credits already in the log
 (``consumed`` lines with ``credited: true``) and the ones decided earlier in the same batch
-cover. A covered read never extends the cover.
+cover. A covered read never extends the cover. Reads at one instant are taken by ``ts`` as
+written, then session, then path. A credit covers the pair under the root its session has *now*,
+so a credit given before a late link covers the new root.
 
 Everything is measured on read times, never on when the reducer runs, so a Stop after every
-event and one pull at the end decide the same (ARCHITECTURE.md, "Reducer"): a read exactly 24 h
+event and one pull at the end decide the same (``reducer/__init__.py``, "Read time, not reduce time"): a read exactly 24 h
 after the credited one credits again, given a run in its own window. The per-session ledger
 (``upvoted.py``) applies the same 24 h to the same read times when the credit is written.
 """

@@ -3,8 +3,10 @@
 A Stop pays for a fresh interpreter, so the log is split into kinds by each line's first bytes and
 a line is decoded only when its kind is asked for, many lines in one ``json.loads``. Identities
 and a few fields are read straight from the bytes where the line is in the spelling the reference
-writes (``runlog.encode``); a line in any other spelling is decoded and judged like the rest, so
-the byte readers only ever save time, never change an answer. A line that is not UTF-8 is
+writes (``runlog.encode``), and only outside any nested object (an extra field may hold the same
+names); a line in any other spelling is decoded and judged like the rest, so a byte reader may
+decline but never answer otherwise (``tests/reducer/test_byte_readers.py`` holds each to the decoder
+over lines in every spelling). A line that is not UTF-8 is
 malformed before any reader sees it, so a value cut out between quotes always decodes.
 
 Instants are exact integers (microseconds, ``clock.micros``): a read exactly 24 h after a run or

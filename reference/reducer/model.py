@@ -5,6 +5,15 @@ subagent's actors, the credits already given and the reads still pending.
 (``logread.counts``), to whatever lines it is given; the Stop path gives it the checkpoint's lines
 and the new ones, ``pull`` and ``stats`` the whole log. Its outcome depends on the set of lines,
 never on their order. The join (``join.matches``) and the credit decide on the model it builds.
+
+What a reduce decodes: only what its pending reads can need (a few reads: the runs that print
+their paths, and the recall subagent's runs of their sessions; many: the runs of their roots in the
+24 h before them, found from the bytes). A Stop passes over every line in which no session of its
+family can be a string value, and over runs that neither name one of them nor are claimed in a
+line that does (why that is safe: ``reducer/__init__.py``); claims of a run line in another
+spelling, and runs of claims in another spelling, are always read; ``stats`` reads everything.
+``tests/reducer/test_model_shortcuts.py`` holds the shortcuts to decoding every line, over random
+logs in mixed spellings; a log they fail on is written out as a scenario (``tests/reducer/log_cases.py``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``link`` lines lead from a child session to its parent (OpenCode's task tool writes one when a
 child session finishes). Each child keeps its earliest link (by ``ts``, then parent id), so a
-later or repeated link changes nothing. Following the links upwards gives the root; the sessions
+later or repeated link changes nothing; a line without child, parent or ts links nothing. Following the links upwards gives the root; the sessions
 of a cycle share the smallest id in the cycle as their root, so a bad pair of links can never
 loop or leave a read without a root. The actor of a read stays the child's own.
 """

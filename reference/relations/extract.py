@@ -4,6 +4,10 @@ Stored on the index entry as ``{"declared": [[RELATION, target], ...], "links": 
 both in file order, targets as tree paths. Only what the vocabulary table allows is stored, so
 nothing later can turn an illegal declaration into a relation. Whether a target exists is not
 known here: it depends on the scope at query time, and is settled by ``resolve``.
+
+Only rules, docs and learnings are read for relations: skills and teamwiki pages declare nothing
+and their links are not read. A link that lands on an asset is a REFERENCES relation; anything else
+is prose. A change of the stored shape bumps ``index.INDEX_VERSION``.
 """
 
 from __future__ import annotations

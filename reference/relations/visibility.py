@@ -1,7 +1,8 @@
 """Which codebases' teamwiki pages this directory may see.
 
 The withheld list (``TEAMAI_WITHHELD_FILE``) holds one codebase slug per line; ``#`` starts a
-comment. Recall hits and relations read it differently on purpose: when the list is named but
+comment. Recall's hits leave out a withheld codebase's pages (filtered inside ``index.search``).
+Recall hits and relations read it differently on purpose: when the list is named but
 cannot be read, recall keeps showing pages (as teamai does today), while relations resolve no
 teamwiki target at all, since a relation line would print the path of a page that may be withheld.
 """

@@ -1,5 +1,7 @@
 """The one clock. Every time the reference takes comes from here, so scenarios can move time
-with ``TEAMAI_NOW`` instead of sleeping.
+with ``TEAMAI_NOW`` instead of sleeping: :func:`now` is ``TEAMAI_NOW`` (ISO 8601) when it is set,
+else the system clock, and every instant the reference writes is spelled by :func:`stamp` (UTC,
+milliseconds, ``Z``), so one spelling reaches the log, the ledgers and the checkpoint.
 
 ``datetime`` is imported only when an instant has to be parsed or returned as an object: a hook
 that just stamps its lines with the system time does not pay for it.

@@ -27,8 +27,15 @@ what observers see (:func:`read`), and how counts are raised, under the lock and
 Its YAML is the file format's: ``ledger_read`` reads the text (teamai's block spelling without
 PyYAML, any other through it) and ``ledger_write`` spells the document (whole, or the raised
 entries in place). A ledger that does not parse into this shape is never overwritten: it is moved
-aside and the move is named, in one line. A ledger only PyYAML can read, in a process that cannot
-import PyYAML, is left untouched (``ledger_read.YamlUnavailable``).
+aside (``votes.yaml.corrupt-<instant>``) and the move is named, in one line: text that is not YAML,
+another version, counts that are not non-negative integers, deltas that are not integers. A
+missing section reads as empty and a missing count as 0; a leading byte order mark is no part of
+the first key and is not written back (``tests/test_ledger_hand_edits.py``: any hand edit is raised
+with everything else kept, or moved aside byte for byte). A ledger only PyYAML can read, in a
+process that cannot import PyYAML, is left untouched (``ledger_read.YamlUnavailable``): recall
+warns and prints its hits, a Stop notes it in the debug log and its reads stay pending. Observers
+(``stats``, the conformance driver's ``observe``) see :func:`read`: the four counters per key, an
+instant never set as null.
 """
 
 from __future__ import annotations

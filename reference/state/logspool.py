@@ -18,6 +18,12 @@ twice and none is lost. The spooled lines reach the log later than their ``ts``:
 lines out of order (a new line reaching back past the checkpoint makes a Stop read the whole log).
 A temporary file older than :data:`STALE_TMP` seconds belongs to a hook that died while writing
 it (its call was never recorded, as before) and is removed.
+
+The hook's wait is :data:`HOOK_WAIT` or ``TEAMAI_LOCK_WAIT`` when that is shorter. The writers that
+fold are ``runlog.append``, ``retention.prune`` and the hook; a Stop and ``pull`` fold before they
+read (:func:`fold_waiting`). Recall does not spool: it keeps the usual bounded wait and, past it,
+prints its hits without a run id (scenario ``recall-busy-log-prints-without-run-id``).
+``tests/hook/test_lock_spool.py`` holds all of it.
 """
 
 from __future__ import annotations

@@ -1,16 +1,31 @@
 """The recall log of one scope: JSON lines, appended under the log's lock in one write.
 
-One line per event. The shapes (every field of every kind is listed in ARCHITECTURE.md):
+The file is ``<scope state>/recall-log.jsonl``. One line per event; every line has ``kind`` and
+``ts``. The kinds and their fields:
 
-- ``run``: a recall that searched: run id, ts, session, via, unambiguous, agent, actor, caller,
-  docs[] (key, type, scope, path, score, eligible).
-- ``claim``: a shell call that ran ``teamai recall`` printed this run id.
-- ``evidence``: a tool call read (or showed content of) a file under the knowledge roots.
-- ``link``: a child session belongs to a parent session.
-- ``consumed``: evidence that credited an upvote (written by the reducer).
+- ``run`` (``recall.run.record``, built by ``run_record``): a recall that searched: ``run``,
+  ``session`` (or null), ``via`` (``env``/``none``), ``unambiguous``, ``agent``, ``actor`` (``{}``
+  unless recall's environment names one), ``caller`` (or null), ``docs[]``: ``key``, ``type``
+  (``rule``/``doc``/``learning``/``skill``/``wiki``), ``scope``, ``path`` (as printed), ``score``,
+  ``eligible``.
+- ``claim`` (``hook/classify.py``): a shell call that ran ``teamai recall`` printed this run id:
+  ``run``, ``session``, ``agent``, ``actor`` (``agent_id``, ``agent_type`` when known).
+- ``evidence`` (``hook/classify.py``): a tool call read (or showed content of) a file under the
+  knowledge roots: ``session``, ``agent``, ``actor``, ``path``, ``exact`` (true: ``path`` is
+  absolute, resolved against the call's cwd or search root; false: the path as given, for the
+  reducer's suffix match), ``via`` (``read``/``shell``/``search``), ``simple`` (a plain read, not a
+  search or pipeline), ``status`` (``success``/``unknown``).
+- ``link`` (``hook/classify.py``): a child session belongs to a parent session: ``child``,
+  ``parent``, ``agent``.
+- ``consumed`` (``reducer/commit.py``): a read the reducer decided: ``session`` (the root session
+  credited), ``key``, ``run`` (the run the read joined), ``credited`` (true: this read credited the
+  pair; false: covered by an earlier credit), ``evidence`` (``ts``, ``session``, ``path`` of the read
+  it settles).
 
-Never a query, a prompt, a command line or file content. Reading skips (and counts) lines that
-are not JSON objects with a known ``kind``: a torn or hand-edited line must not stop a reducer.
+Never a query, a prompt, a command line or file content; the corpus checks this in every scenario.
+Reading skips (and counts) lines that are not JSON objects with a known ``kind``: a torn or
+hand-edited line must not stop a reducer; pruning drops them. A lone surrogate in a line is
+written as its escape (``storage.utf8``).
 """
 
 from __future__ import annotations

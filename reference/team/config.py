@@ -4,6 +4,21 @@ A *scope* is one team tree with its learnings roots and its own state folder. Th
 comes from ``TEAMAI_USER_TEAM``; the workspace (project) scope from ``TEAMAI_TEAM`` (or
 ``--team``). When a workspace is given it is the active scope, and the user scope is only
 inherited. This module reads only ``os``-level facts so the hook path can use it cheaply.
+
+:func:`load` is the one reader of ``TEAMAI_HOME``, ``TEAMAI_TEAM``, ``TEAMAI_USER_TEAM``,
+``TEAMAI_LEARNINGS``, ``TEAMAI_USER_LEARNINGS`` and ``TEAMAI_WITHHELD_FILE``. State lives under
+``TEAMAI_HOME`` (default ``~/.teamai-ref``): ``user/`` for the user scope and
+``workspaces/<sha256 of the team path>/`` for each workspace. Nothing is written into a team tree,
+with one deliberate exception: ``contribute`` publishes a learning into the first learnings root
+of the active scope (by default ``<team>/learnings``), as teamai's contribute does.
+
+Every folder here is made real (``realpath.py``), with one exception: a team folder spelt as a
+Windows path (a drive or a share) on a POSIX host is kept as spelt (:func:`_foreign`), with
+``<team>\\learnings`` as its learnings root, and ``pathmatch.resolve`` makes no path real beside
+such roots. That is what lets the corpus judge Windows attribution on Linux (``windows_team``,
+PROTOCOL.md). ``pull`` and ``stats``, which never read the tree, accept such a folder; ``recall``
+says it cannot read it (:func:`team_problem`, which words what is wrong with a team folder for
+every command; ``tests/test_config.py``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,16 @@ A rule's or doc's key is its path under ``rules/`` or ``docs/`` without ``.md``
 (``rules/finance/payments.md`` is ``finance/payments``), which is the id teamai 0.25 collects
 them under: two nested files with the same base name are two keys, never one shared vote.
 A learning's id is its path under the root without ``.md`` (a namespace folder stays in it);
-when two roots hold the same id, the first root wins and the other file is not an asset.
+when two roots hold the same id, the first root wins and the other file is not an asset. A skill
+is keyed by its folder name, as teamai keys skills. A teamwiki page is keyed ``<slug>/<path>``, so
+pages whose base names collide (``index``, ``overview``) never share a vote; teamai 0.25 keys a page
+it recalls as ``evidence/code/<slug>/<path>`` and counts its recalls there, so pages are the one
+kind whose votes the two tools keep under different keys.
+
+Links in the tree (:func:`_md_files`): the walk reads only real paths inside the team folder or a
+learnings root. The real forms of ``rules/``, ``docs/``, ``skills/``, the wiki folder and the
+learnings roots are walked directly, never through a link, and a top folder that is itself a link
+out of the team is not walked. ``tests/test_tree_links.py`` checks it, with generated links.
 """
 
 from __future__ import annotations

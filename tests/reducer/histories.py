@@ -13,7 +13,7 @@ Two facts of the domain are kept, because no reducer could honour them otherwise
 shell call is written in the same call as its run (a later claim is later by ``ts``, so it never
 settles the run), and a child session's link is written before the child does anything. A late
 first claim or a late link could move a read that a Stop has already credited, and credits are
-never taken back (ARCHITECTURE.md, "Reducer").
+never taken back (``reference/reducer/__init__.py``).
 
 Subclasses say what happens to each line (``written``) and check what they promise; the base
 class also judges, from what it generated, which of the reducer's branches a history reached.

@@ -1,4 +1,5 @@
-"""Builders for recall log lines, shaped as recall and the hooks write them (see ARCHITECTURE.md)."""
+"""Builders for recall log lines, shaped as recall and the hooks write them (every field is in
+``reference/state/runlog.py``)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ doc eligible, the call's form and status count) and, per (root session, doc key)
 the first counted read credits, and a counted read credits again only 24 h or more after the
 last credit.
 
-One reading of the spec is taken where it is silent, the reference's too (ARCHITECTURE.md,
+One reading of the spec is taken where it is silent, the reference's too (``reference/reducer/__init__.py``,
 "Read time, not reduce time"): an actor's reads stop counting from the moment it runs a recall
 marked as the recall subagent's, not before (a read the main agent made before its recall
 subagent ever ran is the main agent's; and only this reading lets a reduce at each Stop and one

@@ -1,8 +1,8 @@
 """The same credits whatever the reduce schedule: a generated session reduced by a Stop after every
 event and by one ``pull`` at the end must earn the upvotes the spec gives, for the same reads.
 
-The reducer measures every 24 h on the reads' own times (ARCHITECTURE.md, "Read time, not reduce
-time"), so when it runs must change nothing. A session whose schedules disagree is written out as
+The reducer measures every 24 h on the reads' own times (``reference/reducer/__init__.py``, "Read
+time, not reduce time"), so when it runs must change nothing. A session whose schedules disagree is written out as
 a counterexample under the pull-at-the-end schedule, with the spec's credits as its expectations.
 """
 

@@ -9,6 +9,7 @@
 // COMMAND runs the reference (default: teamai-ref; e.g. "python3 -m reference").
 // Declared: recall, hook, pull, stats and contribute, all ten agents, a recall log; not review
 // (it needs a git repository), hold (a file lock Node cannot take) or repeat.
+// tests/conformance/test_node_driver.py runs it over a slice of the corpus beside the reference.
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -98,7 +99,7 @@ function contribute(m) {
   return run(["contribute", "--file", file, "--title", m.title], m);
 }
 
-// -- the state: read where the reference keeps it (ARCHITECTURE.md, "Where things live") ---------
+// -- the state: read where the reference keeps it (reference/team/config.py) --------------------
 function stateDir() {
   const digest = createHash("sha256").update(box.env.TEAMAI_TEAM).digest("hex").slice(0, 16);
   return path.join(box.env.TEAMAI_HOME, "workspaces", digest);
