@@ -2,9 +2,9 @@
 
 Score = killed / (mutants − equivalent), where killed includes timeouts and a survivor is a
 mutant the corpus let through, whether no scenario reached its line (``uncovered``) or every
-scenario that did still passed. Mutants listed as equivalent are counted apart and, unless asked
-(``--recheck-equivalents``), not judged again once their code has changed; one the corpus kills
-anyway is counted as killed and named, as is a listed id that matches no mutant.
+scenario that did still passed. Mutants listed as equivalent are counted apart but judged like any other
+(``--skip-equivalents`` leaves those without a verdict for this code unjudged); one the corpus
+kills anyway is counted as killed and named, as is a listed id that matches no mutant.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def terminal(rows: list[Row], header: str, stale: list[str], killed_equivalents:
     unjudged = _unjudged(rows)
     out.append(f"{len(rows)} mutants, {ran} judged now, {cached} taken from the cache, "
                f"{len(rows) - ran - cached - unjudged} reached by no scenario, {unjudged} listed as equivalent and "
-               f"not judged (--recheck-equivalents judges them); {seconds:.0f}s")
+               f"not judged (--skip-equivalents); {seconds:.0f}s")
     if survivors:
         out.append(f"{len(survivors)} survivors (their changes are in {report_path}):")
         for r in survivors[:40]:

@@ -63,9 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when the overall score is below this")
     p.add_argument("--list", action="store_true", help="list the mutants (id, place, change) and judge nothing")
     p.add_argument("--show", metavar="ID", help="print one mutant's change and the scenarios that reach it")
-    p.add_argument("--recheck-equivalents", action="store_true",
-                   help="judge the mutants listed as equivalent too (by default a listed mutant with no verdict "
-                        "for this code is left unjudged: it can only cost time)")
+    p.add_argument("--skip-equivalents", action="store_true",
+                   help="leave a mutant listed as equivalent unjudged when the cache has no verdict for this code "
+                        "(faster; by default it is judged, so no listed id is taken on trust)")
     p.add_argument("--no-nice", action="store_true", help="do not lower this process's priority")
     return p
 
@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
     rows, seconds = _judge(root, mutants, trees, sources, plan, by_case, hashes, cache, listed, corpus, args.jobs,
-                           args.recheck_equivalents)
+                           not args.skip_equivalents)
     cache.compact()
     elapsed = time.monotonic() - started
     kind = (f"sample of {len(mutants)} of {len(every)} mutants (seed {args.seed})" if args.sample is not None

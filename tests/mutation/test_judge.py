@@ -55,7 +55,7 @@ def _loop_forever(ignore_alarm: bool) -> Mutant:
     source = (ROOT / RENDER).read_text(encoding="utf-8")
     tree = ast.parse(source)
     index = next(i for i, s in enumerate(tree.body) if isinstance(s, ast.FunctionDef) and s.name == "render")
-    return Mutant(id=f"render:render:loop:{ignore_alarm}", module="reference.recall.render", short="render", path=RENDER,
+    return Mutant(id=f"recall.render:render:loop:{ignore_alarm}", module="reference.recall.render", short="recall.render", path=RENDER,
                   operator="remove", scope="render", line=1, end_line=1, before="", after="", lines=frozenset(),
                   module_wide=False, node_path=(("body", index), ("body", 0)), factory=lambda n: loop)
 
@@ -143,6 +143,7 @@ def test_the_committed_equivalents_name_real_mutants() -> None:
 def test_targets_follow_patterns(tmp_path: Path) -> None:
     (tmp_path / "reference" / "reducer").mkdir(parents=True)
     (tmp_path / "reference" / "relations").mkdir(parents=True)
+    (tmp_path / "reference" / "recall").mkdir(parents=True)
     for name in ("reference/reducer/__init__.py", "reference/reducer/settle.py", "reference/relations/__init__.py",
                  "reference/relations/links.py", "reference/recall/run.py"):
         (tmp_path / name).write_text("X = 1\n", encoding="utf-8")
@@ -189,15 +190,15 @@ def test_a_run_reports_and_a_rerun_judges_only_what_a_new_scenario_reaches(tmp_p
     for name in ("start-line-run-id.yaml", "end-and-footer.yaml"):
         (corpus_dir / "scenarios" / "recall" / name).write_text((source / name).read_text(encoding="utf-8"),
                                                                  encoding="utf-8")
-    argv = ["--module", "render", "--operator", "number", "--corpus", str(corpus_dir), "--no-nice",
+    argv = ["--module", "recall.render", "--operator", "number", "--corpus", str(corpus_dir), "--no-nice",
             "--cache-dir", str(tmp_path / "cache"), "--report-dir", str(tmp_path / "report")]
     assert run.main(argv) == 0
     first = capsys.readouterr().out
-    assert "render" in first and "overall" in first
+    assert "recall.render" in first and "overall" in first
     lines = (tmp_path / "report" / "partial.jsonl").read_text(encoding="utf-8").splitlines()
     verdicts = {json_id(line): json_status(line) for line in lines}
-    echo = (ROOT / "reference" / "render.py").read_text(encoding="utf-8")
-    capped = [m.id for m in walker.mutants(echo, "render", "reference/recall/render.py", None)
+    echo = (ROOT / RENDER).read_text(encoding="utf-8")
+    capped = [m.id for m in walker.mutants(echo, "reference.recall.render", "reference/recall/render.py", None)
               if m.operator == "number" and m.before.startswith("MAX_QUERY_ECHO")]
     assert capped and set(capped) <= set(verdicts)
     assert capped and all(verdicts[i] != "killed" for i in capped)  # no long query in this corpus
@@ -219,9 +220,9 @@ def test_a_run_reports_and_a_rerun_judges_only_what_a_new_scenario_reaches(tmp_p
     assert all(after[i] == "killed" for i in capped), {i: after[i] for i in capped}
 
 
-def test_a_listed_equivalent_is_judged_only_when_asked(tmp_path: Path, capsys, monkeypatch) -> None:
-    """A reviewed equivalent would run every scenario that reaches it, to no end: it is left unjudged
-    (counted as equivalent) unless ``--recheck-equivalents`` asks."""
+def test_a_listed_equivalent_is_judged_unless_asked_not_to(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A listed equivalent is judged like any mutant, so a fresh clone takes no listed id on trust;
+    ``--skip-equivalents`` leaves one with no verdict for this code unjudged (counted as equivalent)."""
     from conformance.mutation import run
 
     corpus_dir = tmp_path / "corpus"
@@ -229,25 +230,25 @@ def test_a_listed_equivalent_is_judged_only_when_asked(tmp_path: Path, capsys, m
     (corpus_dir / "payloads").mkdir()
     (corpus_dir / "scenarios" / "recall" / "end-and-footer.yaml").write_text(
         (ROOT / "scenarios" / "recall" / "end-and-footer.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    capped = "render:<module>:number:"
-    listed = [m.id for m in walker.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
+    capped = "recall.render:<module>:number:"
+    listed = [m.id for m in walker.mutants((ROOT / RENDER).read_text(encoding="utf-8"),
                                               "reference.recall.render", "reference/recall/render.py", ())
               if m.id.startswith(capped)][:1]
     assert listed
     monkeypatch.setattr(run.equivalents, "load", lambda: {listed[0]: "checked by hand"})
 
     def statuses(*extra: str) -> dict[str, str]:
-        argv = ["--module", "render", "--operator", "number", "--corpus", str(corpus_dir), "--no-nice", *extra,
+        argv = ["--module", "recall.render", "--operator", "number", "--corpus", str(corpus_dir), "--no-nice", *extra,
                 "--cache-dir", str(tmp_path / "cache"), "--report-dir", str(tmp_path / "report")]
         assert run.main(argv) == 0
         lines = (tmp_path / "report" / "partial.jsonl").read_text(encoding="utf-8").splitlines()
         return {json_id(line): json_status(line) for line in lines}
 
-    first = statuses()
+    first = statuses("--skip-equivalents")
     assert first[listed[0]] == "listed"
     assert "1 listed as equivalent and not judged" in capsys.readouterr().out
-    assert statuses("--recheck-equivalents")[listed[0]] == "survived"
-    assert statuses()[listed[0]] == "survived"  # once judged, its verdict is kept like any other
+    assert statuses()[listed[0]] == "survived"
+    assert statuses("--skip-equivalents")[listed[0]] == "survived"  # once judged, its verdict is kept
 
 
 def json_id(line: str) -> str:
@@ -283,11 +284,11 @@ def test_only_judges_the_mutants_named(tmp_path: Path, capsys) -> None:
     """After a change to a few lines, their mutants can be judged alone; an unknown id is refused."""
     from conformance.mutation import run
 
-    named = [m.id for m in walker.mutants((ROOT / "reference" / "render.py").read_text(encoding="utf-8"),
+    named = [m.id for m in walker.mutants((ROOT / RENDER).read_text(encoding="utf-8"),
                                              "reference.recall.render", "reference/recall/render.py", ())][:2]
-    argv = ["--module", "render", "--no-nice", "--list", *[a for i in named for a in ("--only", i)]]
+    argv = ["--module", "recall.render", "--no-nice", "--list", *[a for i in named for a in ("--only", i)]]
     assert run.main(argv) == 0
-    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("render:")]
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("recall.render:")]
     assert len(listed) == 2 and set(listed) == set(named)
-    assert run.main(["--module", "render", "--no-nice", "--list", "--only", "render:nowhere:x:0"]) == run.EXIT_USAGE
-    assert "no mutant render:nowhere:x:0" in capsys.readouterr().err
+    assert run.main(["--module", "recall.render", "--no-nice", "--list", "--only", "recall.render:nowhere:x:0"]) == run.EXIT_USAGE
+    assert "no mutant recall.render:nowhere:x:0" in capsys.readouterr().err

@@ -34,7 +34,7 @@ def test_a_line_run_on_first_use_is_credited_to_every_scenario_that_needs_it():
     wanted = ["ledger-spelling-anchors-and-tags", "ledger-explicit-tags-kept-as-text"]
     chosen = [s for s in corpus.scenarios if s.id in wanted]
     assert len(chosen) == 2
-    traced = tracing.trace(ROOT, corpus, chosen, targets.select(targets.resolve(ROOT), ["ledger_read"]))
+    traced = tracing.trace(ROOT, corpus, chosen, targets.select(targets.resolve(ROOT), ["state.ledger_read"]))
     builds = {n for n, line in enumerate(Path(ROOT / "reference/state/ledger_read.py").read_text().splitlines(), 1)
               if "Core12.yaml_implicit_resolvers = {}" in line}
     assert len(builds) == 1
