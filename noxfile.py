@@ -42,13 +42,15 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(name="sessions_fresh")
 def sessions_fresh(session: nox.Session) -> None:
-    """The generated-session properties on fresh examples, a new seed every run (``tests`` and CI
-    keep them derandomized). ``-- N`` sets the examples per property (default 600); reach floors
-    are then judged as a sample (``tests/sessions/harness.py``, ``Reach.require``)."""
+    """The generated-session properties and the reducer's two stateful ones (checkpointed Stops,
+    schedules) on fresh examples, a new seed every run (``tests`` and CI keep them derandomized).
+    ``-- N`` sets the examples per property (default 600); reach floors are then judged as a sample
+    (``tests/sessions/harness.py``, ``Reach.require``)."""
     _install(session)
     count = session.posargs[0] if session.posargs and session.posargs[0].isdigit() else "600"
     session.env["TEAMAI_SESSION_EXAMPLES"] = count
-    _pytest(session, "tests/sessions", "--hypothesis-show-statistics", *session.posargs[1:])
+    _pytest(session, "tests/sessions", "tests/reducer/test_properties.py", "tests/reducer/test_schedules.py",
+            "--hypothesis-show-statistics", *session.posargs[1:])
 
 
 @nox.session

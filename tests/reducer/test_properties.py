@@ -41,6 +41,7 @@ from reference.reducer import checkpoint, model
 from reference.reducer.sessions import Roots
 from reference.state import clock, retention, runlog, upvoted_file
 from reference.state.clock import parse_instant
+from tests.sessions.harness import profile  # derandomized in the suite, fresh in sessions_fresh
 
 from . import logs
 from .conftest import Lab
@@ -279,7 +280,7 @@ class Checkpoints(History):
 def test_checkpointed_stops_decide_what_a_full_reduce_decides() -> None:
     TALLY.clear()
     run_state_machine_as_test(Checkpoints, settings=settings(
-        max_examples=50, stateful_step_count=25, deadline=None, database=None,
+        **profile(50), stateful_step_count=25, database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
     short = short_shares(TALLY, LEAST_SHARE)
     assert not short, f"reached in too few histories: {short} ({dict(TALLY)})"

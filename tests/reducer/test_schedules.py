@@ -28,6 +28,7 @@ from hypothesis.stateful import initialize, run_state_machine_as_test
 
 from reference import reducer
 from reference.state import retention
+from tests.sessions.harness import profile  # derandomized in the suite, fresh in sessions_fresh
 
 from .conftest import Lab
 from .histories import History, short_shares
@@ -91,7 +92,7 @@ class Schedules(History):
 def test_schedules_credit_the_same_and_reach_every_branch() -> None:
     TALLY.clear()
     run_state_machine_as_test(Schedules, settings=settings(
-        max_examples=60, stateful_step_count=30, deadline=None, database=None,
+        **profile(60), stateful_step_count=30, database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
     short = short_shares(TALLY, LEAST_SHARE)
     assert not short, f"branches reached in too few histories: {short} ({dict(TALLY)})"
