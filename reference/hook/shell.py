@@ -418,7 +418,7 @@ def analyze(text: str, dialect: str = POSIX) -> Action:
         action = _read_action(verb, args, simple, dialect)._replace(chdir=chdir)
         if action.kind == READ and _stdout_hidden(first):
             return action._replace(kind=OTHER, reason=f"{verb}'s output is redirected away from the agent")
-        if action.kind == READ and _stdout_hidden(stages[-1]):
+        if action.kind == READ and not simple and _stdout_hidden(stages[-1]):
             return action._replace(kind=OTHER, reason="the pipeline's output is redirected away from the agent")
         return action
     if verb in _SEARCHERS:
