@@ -72,6 +72,10 @@ SPEC_STEP_KEYS = frozenset({"exit", "output_contains", "output_matches", "relate
                             "unchanged_without_relations"})
 # Steps whose printed text the proposals define: recall's region, hits and Related: lines.
 TEXT_STEPS = frozenset({"recall"})
+# A step's expectations that are regular expressions, each searched in one stream of what it printed
+# (``^`` and ``$`` at every line). Only stdout is ever the proposals': stderr holds an
+# implementation's own warnings, so ``stderr_matches`` is the profile's.
+PATTERN_KEYS = {"output_matches": "stdout", "stderr_matches": "stderr"}
 ABSENCE = re.compile(r"^\\A\(\?!")
 
 

@@ -7,7 +7,7 @@
 - every ``${name.…}`` refers to an earlier step (in ``expect``: to any named step), and every
   ``${name.run}`` to a recall that searched (a hook or a ``--check`` prints no run id); names are
   unique, and every ``${…}`` is a known form (``${i}`` only in a step with ``repeat``); times
-  parse; every ``output_matches`` item is a regular expression;
+  parse; every ``output_matches`` and ``stderr_matches`` item is a regular expression;
 - no two scenarios mean the same: the fingerprint of a scenario's content without its id,
   title, provenance and pair marks (``isolates``, ``twin``) is unique;
 - every expectations file kept with the corpus (``conformance/expectations/*.toml``) is valid
@@ -161,11 +161,12 @@ def _references(scenario: Scenario, corpus: Corpus) -> list[str]:
         for name, want in (expect.get("steps") or {}).items():
             if name not in names:
                 out.append(f"{at}.steps.{name}: no step is named {name!r}")
-            for j, pattern in enumerate(want.get("output_matches") or []):
-                try:
-                    re.compile(SUBSTITUTION.sub("x", str(pattern)))
-                except re.error as exc:
-                    out.append(f"{at}.steps.{name}.output_matches[{j}]: not a regular expression: {exc}")
+            for key in levels.PATTERN_KEYS:
+                for j, pattern in enumerate(want.get(key) or []):
+                    try:
+                        re.compile(SUBSTITUTION.sub("x", str(pattern)))
+                    except re.error as exc:
+                        out.append(f"{at}.steps.{name}.{key}[{j}]: not a regular expression: {exc}")
     return out
 
 

@@ -169,6 +169,8 @@ def _step(want: dict[str, Any], action: str) -> tuple[dict[str, Any], dict[str, 
             spec["findings"] = [finding(line) if isinstance(line, str) else line for line in value or []]
             if texts:
                 profile["findings"] = value
+        elif key == "stderr_matches":  # an implementation's own warnings
+            profile[key] = value
         elif key in ("output_contains", "output_matches"):
             if action in levels.TEXT_STEPS:
                 spec[key] = value

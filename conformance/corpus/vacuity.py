@@ -36,6 +36,7 @@ from typing import Any
 from ..running.normalize import matches
 from ..running.sandbox import file_text
 from ..running.substitute import PATTERN
+from . import levels
 from .capabilities import action_of
 
 _NULL_INSTANTS = ("", None)
@@ -147,9 +148,10 @@ def _step(path: str, want: Mapping[str, Any]) -> list[str]:
     for i, text in enumerate(want.get("output_contains") or []):
         if str(text):
             out.append(f"{path}.output_contains[{i}]")
-    for i, pattern in enumerate(want.get("output_matches") or []):
-        if not _matches_nothing_printed(str(pattern)):
-            out.append(f"{path}.output_matches[{i}]")
+    for key in levels.PATTERN_KEYS:
+        for i, pattern in enumerate(want.get(key) or []):
+            if not _matches_nothing_printed(str(pattern)):
+                out.append(f"{path}.{key}[{i}]")
     for tree_path, lines in (want.get("related") or {}).items():
         if lines:
             out.append(f"{path}.related.{tree_path}")
@@ -159,7 +161,7 @@ def _step(path: str, want: Mapping[str, Any]) -> list[str]:
 
 
 def _matches_nothing_printed(pattern: str) -> bool:
-    """Whether the pattern (substitutions stood in for by a word) is found in empty stdout."""
+    """Whether the pattern (substitutions stood in for by a word) is found in empty output."""
     literal = PATTERN.sub(lambda m: re.escape("substituted"), pattern)
     try:
         return re.search(literal, "", re.MULTILINE) is not None

@@ -21,10 +21,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..corpus import levels
-from ..running import protocol
 from ..running.driver import Driver, LocalDriver
-from .reference import AGENTS, ReferenceBackend, in_process
+from .reference import ReferenceBackend, in_process
 
 KINDS = ("do-nothing", "hooks-off")
 _NOTHING = {"exit": 0, "stdout": "", "stderr": ""}
@@ -37,11 +35,9 @@ class DoNothing(ReferenceBackend):
         super().__init__(in_process)
 
     def do_start(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"protocol": protocol.VERSION, "implementation": {"name": "do-nothing", "version": "0"},
-                "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
-                                 "seed": list(protocol.SEEDABLE), "windows_team": True, "credited": True,
-                                 "profile": levels.REFERENCE_PROFILE}}
+        answer = super().do_start(message)  # the reference's capabilities, which are every one
+        answer["implementation"] = {"name": "do-nothing", "version": "0"}
+        return answer
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         # No git repository: nothing here would ever read it.
@@ -72,6 +68,9 @@ class DoNothing(ReferenceBackend):
         return {}
 
     def do_release(self, message: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def do_spoil(self, message: dict[str, Any]) -> dict[str, Any]:
         return {}
 
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,8 @@ because an interpreter start per repeat would turn a two-second case into minute
 
 The sandbox's layout, the git repository for ``review`` included, is ``running/sandbox.py``'s. A
 ``hold`` takes the lock the reference itself takes (``storage.locked``; for the index, an open
-SQLite write transaction), so it is busy for the reference in this same process too.
+SQLite write transaction), so it is busy for the reference in this same process too. A ``spoil``
+damages the search index as the reference's own ways to fail would leave it (:func:`spoil_index`).
 """
 
 from __future__ import annotations
@@ -142,9 +143,9 @@ class ReferenceBackend:
         return {"protocol": protocol.VERSION,
                 "implementation": {"name": "teamai-ref", "version": str(__version__)},
                 "capabilities": {"commands": list(protocol.STEP_COMMANDS), "agents": list(AGENTS),
-                                 "log": True, "hold": list(protocol.HOLDABLE), "repeat": True,
-                                 "seed": list(protocol.SEEDABLE), "windows_team": True, "credited": True,
-                                 "profile": levels.REFERENCE_PROFILE}}
+                                 "log": True, "hold": list(protocol.HOLDABLE), "spoil": list(protocol.SPOILABLE),
+                                 "repeat": True, "seed": list(protocol.SEEDABLE), "windows_team": True,
+                                 "credited": True, "profile": levels.REFERENCE_PROFILE}}
 
     def do_open(self, message: dict[str, Any]) -> dict[str, Any]:
         from reference.team import config, tree
@@ -280,11 +281,9 @@ class ReferenceBackend:
         cfg = config.load(self._env(message))
         what = message["what"]
         if what == "search-index":  # a writer in the middle of a transaction, as another recall's refresh is
-            from reference.recall import index
             from reference.recall._sqlite import sqlite3
 
-            index.open_index(cfg.active).close()  # it exists, as after any recall
-            holder = sqlite3.connect(cfg.active.index_path, isolation_level=None)
+            holder = sqlite3.connect(self._index(message), isolation_level=None)
             holder.execute("BEGIN IMMEDIATE")
             self.holds.callback(holder.close)
             self.holds.callback(holder.execute, "ROLLBACK")
@@ -298,6 +297,20 @@ class ReferenceBackend:
         self.holds.close()
         self.holds = ExitStack()
         return {}
+
+    def do_spoil(self, message: dict[str, Any]) -> dict[str, Any]:
+        spoil_index(self._index(message), message["how"])
+        return {}
+
+    def _index(self, message: Mapping[str, Any]) -> str:
+        """The active scope's search index file, made first when no recall has made it yet (a hold
+        or a spoil acts on the file as any recall leaves it)."""
+        from reference.recall import index
+        from reference.team import config
+
+        scope = config.load(self._env(message)).active
+        index.open_index(scope).close()
+        return scope.index_path
 
     # -- state -----------------------------------------------------------------------------
     def do_observe(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -351,6 +364,30 @@ def credits(log: list[Any]) -> list[dict[str, str]]:
             out.append({"session": str(line.get("session", "")), "key": str(line.get("key", "")),
                         "path": str(read.get("path", ""))})
     return out
+
+
+def spoil_index(path: str, how: str) -> None:
+    """Damage the reference's search index at ``path`` the way it can really be found: ``garbage``,
+    bytes that are no SQLite file at all (another program wrote there; SQLite says "not a
+    database"); ``truncated``, cut to half its size (a full disk, a copy cut short; SQLite says
+    "malformed"); ``other-version``, a well-formed index whose stored format version is the one
+    before the reference's own, as an older ``teamai-ref`` left it. Each is a different path
+    through ``reference/recall/index.py``, which the scenarios that spoil it tell apart."""
+    if how == "garbage":
+        _write(path, b"not a search index\n" * 256)
+    elif how == "truncated":
+        os.truncate(path, os.path.getsize(path) // 2)
+    elif how == "other-version":
+        from reference.recall import index
+        from reference.recall._sqlite import sqlite3
+
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            conn.execute("UPDATE meta SET value = ? WHERE name = 'version'", (str(int(index.INDEX_VERSION) - 1),))
+        finally:
+            conn.close()
+    else:
+        raise ValueError(f"no way to spoil the index: {how!r}")
 
 
 def _write(path: str, data: bytes) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 from ..comparison import decisions, differential
 from ..running import outcomes
 from ..corpus import placement
-from ..corpus.capabilities import action_of
+from ..corpus.capabilities import STATE_STEPS, action_of, target
 from ..running.case_runner import RUN_ID
 from ..corpus.read import Payload, Scenario
 from ..comparison.decisions import describe, kind, run_line, settles_by_env, window
@@ -104,8 +104,8 @@ def step_label(step: Mapping[str, Any]) -> str:
         return f"recall {json.dumps(str(value), ensure_ascii=False)}{name}"
     if action == "hook":
         return f"hook {value}" + (f" ({step['event']})" if step.get("event") else "")
-    if action in ("hold", "release"):
-        return f"{action} {value}"
+    if action in STATE_STEPS:
+        return " ".join((action, *target(step, action).values()))
     if action == "write":
         return "write " + ", ".join(str(k) for k in (value or {}))
     return str(action)

@@ -23,7 +23,7 @@
   var SPEC = { p: "pass", f: "fail", n: "none" };
   var PROFILE = { p: "pass", f: "fail", n: "none", u: "unchecked" };
   var MARKS = new Set(["partly", "vacuous"]);
-  var ACTIONS = ["recall", "hook", "pull", "stats", "review", "contribute", "hold", "release", "write"];
+  var ACTIONS = ["recall", "hook", "pull", "stats", "review", "contribute", "hold", "release", "spoil", "write"];
   var PAGE = 150;
   var $ = function (sel, root) { return (root || document).querySelector(sel); };
   var $$ = function (sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); };

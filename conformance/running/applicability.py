@@ -7,7 +7,7 @@ only a case of which nothing applies is not-applicable as a whole:
 
 =====================  ======================================================================
 case-wide needs        a command one of its steps runs, an agent whose payload a step sends,
-                       ``hold``, ``repeat``: without them the steps cannot run at all
+                       ``hold``, ``spoil``, ``repeat``: without them the steps cannot run at all
 expectation needs      ``log_contains``, ``log_absent``, ``log_lines`` need a recall log;
                        ``stats`` needs the ``stats`` command (when no step runs it)
 =====================  ======================================================================

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..corpus import levels, placement, vacuity
-from ..corpus.capabilities import action_of
+from ..corpus.capabilities import STATE_STEPS, action_of, target
 from ..corpus.read import Payload, Scenario
 from . import applicability, outcomes, timeline, tree_write, without_relations
 from .driver import Driver, DriverCrashed, DriverError, DriverTimeout
@@ -363,8 +363,8 @@ def _reported(done: list[StepOutcome], norm: Normalizer) -> list[dict[str, Any]]
 def _message(action: str, step: Mapping[str, Any], now: str, env: dict[str, str], ctx: Context,
              payloads: Mapping[str, Payload], where: str) -> dict[str, Any]:
     base: dict[str, Any] = {"cmd": action, "now": now}
-    if action in ("hold", "release"):
-        return {**base, "what": str(step[action])}
+    if action in STATE_STEPS:  # hold, release, spoil: what (and how) the driver acts on
+        return {**base, **target(step, action)}
     base["env"] = env
     if step.get("repeat") is not None:
         base["repeat"] = int(step["repeat"])

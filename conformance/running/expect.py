@@ -299,9 +299,8 @@ def _never(texts: list[str], observed: Mapping[str, Any]) -> list[Mismatch]:
 
 def _apply_step(want: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """Substitutions in a step's expectations; inside a regular expression they match literally."""
-    out = {k: ctx.apply(v) for k, v in want.items() if k != "output_matches"}
-    if "output_matches" in want:
-        out["output_matches"] = ctx.apply(want["output_matches"], escape=re.escape)
+    out = {k: ctx.apply(v) for k, v in want.items() if k not in levels.PATTERN_KEYS}
+    out.update({k: ctx.apply(want[k], escape=re.escape) for k in levels.PATTERN_KEYS if k in want})
     return out
 
 
@@ -316,15 +315,16 @@ def _step(path: str, want: Mapping[str, Any], step: StepOutcome, ctx: Context) -
             where = f"lines {first}-{last}" if last > first else f"line {first}"
             out.append(Mismatch(f"{path}.output_contains[{i}]", "stdout does not contain it; the closest "
                                 f"{where} of {len(step.stdout.splitlines())} are shown", text, region))
-    for i, pattern in enumerate(want.get("output_matches") or []):
-        try:
-            found = re.search(str(pattern), step.stdout, re.MULTILINE)
-        except re.error as exc:
-            out.append(Mismatch(f"{path}.output_matches[{i}]", f"not a regular expression: {exc}", pattern))
-            continue
-        if found is None:
-            out.append(Mismatch(f"{path}.output_matches[{i}]", "stdout does not match it", pattern,
-                                step.stdout[-2000:]))
+    for key, stream in levels.PATTERN_KEYS.items():
+        text = str(getattr(step, stream))
+        for i, pattern in enumerate(want.get(key) or []):
+            try:
+                found = re.search(str(pattern), text, re.MULTILINE)
+            except re.error as exc:
+                out.append(Mismatch(f"{path}.{key}[{i}]", f"not a regular expression: {exc}", pattern))
+                continue
+            if found is None:
+                out.append(Mismatch(f"{path}.{key}[{i}]", f"{stream} does not match it", pattern, text[-2000:]))
     for tree_path, lines in (want.get("related") or {}).items():
         actual = related_lines(step.stdout, _hit_path(tree_path, ctx))
         expected = [_strip_related(str(line)) for line in lines or []]

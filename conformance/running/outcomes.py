@@ -9,8 +9,8 @@ error              the driver caught a failure and answered ``ok: false``, or th
 crash              the driver process died; it is restarted and the run goes on
 timeout            no answer within the case's time; the driver is restarted
 skip               the expectations file says not to run it
-not-applicable     nothing of the case applies: a step needs a command, an agent, ``hold``
-                   or ``repeat`` the driver did not declare, or every expectation needs
+not-applicable     nothing of the case applies: a step needs a command, an agent, ``hold``,
+                   ``spoil`` or ``repeat`` the driver did not declare, or every expectation needs
                    something it did not declare (see ``applicability``)
 xfail              did not pass, as the expectations file says
 xpass              passed although the expectations file says it fails (reported)

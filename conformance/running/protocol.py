@@ -15,7 +15,9 @@ VERSION = 1
 STEP_COMMANDS = ("recall", "hook", "pull", "stats", "review", "contribute")
 SEEDABLE = ("votes", "upvoted", "log", "checkpoint")  # what a scenario's given: block may set up
 HOLDABLE = ("votes-ledger", "recall-log", "search-index")  # what a hold step may keep busy
-COMMANDS = ("start", "open", "seed", *STEP_COMMANDS, "hold", "release", "observe", "close", "stop")
+SPOILABLE = ("search-index",)  # what a spoil step may damage
+SPOILS = ("garbage", "truncated", "other-version")  # how: not the file's format at all, cut short, another version
+COMMANDS = ("start", "open", "seed", *STEP_COMMANDS, "hold", "release", "spoil", "observe", "close", "stop")
 
 
 class ProtocolViolation(ValueError):

@@ -197,6 +197,7 @@ def test_the_hollow_implementations_speak_the_protocol(corpus_copy):
         caps = driver.capabilities
         assert set(caps["commands"]) == {"recall", "hook", "pull", "stats", "review", "contribute"}
         assert caps["log"] is True and caps["repeat"] is True and caps["hold"] == ["votes-ledger", "recall-log", "search-index"]
+        assert caps["spoil"] == ["search-index"]
         assert len(caps["agents"]) == 10
         result = run_case(driver, loaded.by_id()["fx-recall-prints-hit"], loaded.payloads)
         assert result.outcome == outcomes.FAIL

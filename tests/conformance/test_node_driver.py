@@ -19,8 +19,8 @@ from conformance.running import applicability
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "conformance" / "drivers" / "examples" / "teamai-ref-driver.mjs"
 # Recall cases citing every recall clause, and attribution, reducer, stats and contribute cases that
-# need more of the driver: user scopes, learnings roots, repeat (not declared) and held ledgers (not
-# declared).
+# need more of the driver: user scopes, learnings roots, repeat (not declared), held ledgers and a
+# spoiled index (not declared).
 SLICE = [*every_clause_once("recall"), "attr-claude-read-counts", "attr-codex-shell-read-counts", "attr-cursor-shell-recall-claims",
          "attr-claude-recall-subagent-own-read", "attr-opencode-task-link-child-read", "reduce-ineligible-user-doc",
          "rel-learnings-first-root", "stats-order-and-columns", "contrib-code-to-code",
@@ -49,7 +49,7 @@ def test_the_node_driver_passes_what_the_reference_passes(tmp_path: Path):
             missing = result["message"]
             assert missing.startswith("the driver does not declare: ")
             assert set(missing.split(": ", 1)[1].split(", ")) <= {"repeat", "hold votes-ledger", "hold recall-log", "command review",
-                                                                   applicability.PROFILE_ONLY}, case
+                                                                   "spoil search-index", applicability.PROFILE_ONLY}, case
         else:
             assert (case, result["outcome"]) == (case, reference[case]["outcome"]), result.get("message")
     outcomes = [r["outcome"] for r in node.values()]

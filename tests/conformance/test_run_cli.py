@@ -145,6 +145,52 @@ def test_hold_makes_the_ledger_busy_until_release(corpus_copy, impl):
     assert "busy" in result.steps[1]["stderr"]
 
 
+SPOIL = """id: fx-spoil
+title: A search index spoiled each way is rebuilt by the next recall, which says so once
+clauses: [FX-RUN-RECORD]
+provenance: derived
+agents: []
+team:
+  learnings/redis-timeout.md: "---\\ntitle: Redis timeout\\n---\\nredis\\n"
+steps:
+  - recall: redis
+  - spoil: {what: search-index, how: garbage}
+  - recall: redis
+    as: g
+  - spoil: {what: search-index, how: truncated}
+  - recall: redis
+    as: t
+  - spoil: {what: search-index, how: other-version}
+  - recall: redis
+    as: v
+  - recall: redis
+    as: r
+expect:
+  votes:
+    redis-timeout: {recalled_count: 5}
+profile:
+  log_lines: 5
+  steps:
+    g: {stderr_matches: ['\\Ateamai-ref: warning: index .+ is corrupt \\(file is not a database\\); .+\\n\\Z']}
+    t: {stderr_matches: ['\\Ateamai-ref: warning: index .+ is corrupt \\(database disk image is malformed\\); .+\\n\\Z']}
+    v: {stderr_matches: ['\\Ateamai-ref: warning: index .+ was written by another version of teamai-ref; .+\\n\\Z']}
+    r: {stderr_matches: ['\\A\\Z']}
+"""
+
+
+@pytest.mark.parametrize("impl", ["reference", "reference-subprocess", "reference-cli"])
+def test_spoil_damages_the_index_and_the_reference_rebuilds_it(corpus_copy, impl):
+    (corpus_copy / "scenarios" / "recall" / "fx-spoil.yaml").write_text(SPOIL)
+    loaded = corpus.load(corpus_copy)
+    driver = connect(impl)
+    try:
+        result = run_case(driver, loaded.by_id()["fx-spoil"], loaded.payloads)
+    finally:
+        driver.stop()
+    assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
+    assert [s["action"] for s in result.steps].count("spoil") == 3
+
+
 def test_times_reach_the_implementation():
     loaded = corpus.load(CORPUS)
     driver = connect("reference")

@@ -1,5 +1,6 @@
-"""The small extensions of the scenario format: ``output_matches``, ``log_lines``, ``repeat``
-with ``${i}``, and clauses covered only by the reference's unit tests (``unit_tests:``)."""
+"""The small extensions of the scenario format: ``output_matches``, ``stderr_matches``,
+``log_lines``, ``repeat`` with ``${i}``, the ``spoil`` step, and clauses covered only by the
+reference's unit tests (``unit_tests:``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
-from conformance.corpus import capabilities, clauses, lint
+from conformance.corpus import capabilities, clauses, levels, lint, placement, schema, vacuity
 from conformance.corpus import read as corpus
 from conformance.reports import jsonl as report_jsonl
 from conformance.reports import terminal as report_terminal
-from conformance.running import outcomes, pool
+from conformance.running import outcomes, pool, protocol
+from conformance.running.case_runner import _message
 from conformance.running.expect import StepOutcome, evaluate
 from conformance.running.normalize import Normalizer
 from conformance.running.substitute import Context, with_index
@@ -25,8 +27,9 @@ UUID4 = r"run=[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12
 START = f"--- [teamai:recall:start] --- (1 result) run={RUN}\n[1/1] [learnings] A (b) [workspace]\n"
 
 
-def _check(expect: dict, stdout: str = START, log: list | None = None, ctx: Context | None = None) -> list:
-    step = StepOutcome(0, "recall", "r1", "2026-11-30T10:00:00.000Z", 0, stdout, "", RUN)
+def _check(expect: dict, stdout: str = START, log: list | None = None, ctx: Context | None = None,
+           stderr: str = "") -> list:
+    step = StepOutcome(0, "recall", "r1", "2026-11-30T10:00:00.000Z", 0, stdout, stderr, RUN)
     ctx = ctx or Context(steps={"r1": {"run": RUN, "output": stdout}})
     return evaluate(expect, {"log": log or []}, [step], ctx, Normalizer.build({}, {}, {}, {}))
 
@@ -46,6 +49,27 @@ def test_substitutions_inside_a_pattern_match_literally():
     other = "0a0c2e1a-9b7d-4c1e-8a54-2f6d0b3e9c71"
     ctx = Context(steps={"r1": {"run": other, "output": ""}})
     assert _check({"steps": {"r1": {"output_matches": [r"\A(?![\s\S]*${r1.run})"]}}}, ctx=ctx) == []
+
+
+WARNING = "teamai-ref: warning: index /s/index.db is corrupt (file is not a database); rebuilding it\n"
+
+
+def test_stderr_matches_searches_what_the_step_printed_on_stderr():
+    assert _check({"steps": {"r1": {"stderr_matches": [r"\A\Z"]}}}) == []
+    assert _check({"steps": {"r1": {"stderr_matches": [r"^teamai-ref: warning: index .+ is corrupt"]}}},
+                  stderr=WARNING) == []
+    (miss,) = _check({"steps": {"r1": {"stderr_matches": [r"\A\Z"]}}}, stderr=WARNING)
+    assert (miss.path, miss.message, miss.actual) == ("expect.steps.r1.stderr_matches[0]", "stderr does not match it",
+                                                      WARNING)
+    (miss,) = _check({"steps": {"r1": {"stderr_matches": ["run="]}}})  # stdout is not searched
+    assert miss.path == "expect.steps.r1.stderr_matches[0]"
+
+
+def test_stderr_matches_is_the_profiles_and_says_something_when_it_wants_a_warning():
+    want = {"steps": {"r1": {"stderr_matches": [r"\A\Z", "warning"]}}}
+    assert levels.spec_problems(want, {"r1": "recall"}) == ["expect.steps.r1.stderr_matches: not a spec-level observation"]
+    assert placement.split(want, {"r1": "recall"}) == ({}, want)
+    assert vacuity.positive(want, [{"recall": "q", "as": "r1"}]) == ["expect.steps.r1.stderr_matches[1]"]
 
 
 def test_log_lines_counts_every_line():
@@ -192,3 +216,78 @@ def test_a_given_log_spelt_as_a_repeated_line_is_spelt_out_for_the_driver():
     message = seed_message(given, "2026-11-30T10:00:00.000Z", ctx)
     assert message["log"] == '{"path":"/t/learnings/a.md"}\n{}\n{}\n{}\nx\n'
     assert seed_message({"log": "as written\n"}, "2026-11-30T10:00:00.000Z", ctx)["log"] == "as written\n"
+
+
+SPOILED = """id: fx-spoiled-index
+title: A recall after the index is spoiled still prints its hit
+clauses: [FX-RUN-RECORD]
+provenance: derived
+agents: []
+team:
+  learnings/redis-timeout.md: "---\\ntitle: Redis timeout\\n---\\nredis\\n"
+steps:
+  - recall: redis
+  - spoil: {what: search-index, how: garbage}
+  - recall: redis
+    as: r2
+expect:
+  steps:
+    r2: {output_contains: ["[1/1] [learnings] Redis timeout"]}
+"""
+
+
+def test_a_spoil_step_needs_its_capability_and_is_not_applicable_without_it(corpus_copy, scenario_writer, fake):
+    scenario_writer(corpus_copy, "recall", "fx-spoiled-index", SPOILED)
+    loaded = corpus.load(corpus_copy)
+    assert lint.lint(loaded) == []
+    chosen = loaded.by_id()["fx-spoiled-index"]
+    need = capabilities.needs(chosen, loaded.payloads)
+    assert need["spoil"] == {"search-index"} and need["hold"] == set() and need["commands"] == {"recall"}
+    few = {"commands": ["recall"], "agents": [], "log": True, "hold": ["search-index"]}
+    assert capabilities.missing(need, few) == ["spoil search-index"]
+    assert capabilities.missing(need, {**few, "spoil": ["search-index"]}) == []
+    (result,) = pool.run_all(fake("few"), loaded, [chosen], {}, timeout=10.0)
+    assert result.outcome == outcomes.NOT_APPLICABLE and "spoil search-index" in result.message
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("how: garbage", "how: burnt", "steps.1"),
+    ("how: garbage", "how: garbage, when: now", "steps.1"),
+    ("what: search-index, how: garbage", "what: search-index", "steps.1"),
+    ("what: search-index", "what: votes-ledger", "steps.1"),
+    ("r2: {output_contains:", "r2: {stderr_matches: ['(open'], output_contains:",
+     "profile.steps.r2.stderr_matches[0]: not a regular expression"),
+])
+def test_lint_finds_faults_of_a_spoil_step_and_of_stderr_matches(corpus_copy, scenario_writer, old, new, expected):
+    text = SPOILED.replace(old, new)
+    if "stderr_matches" in new:
+        text = text.replace("expect:\n", "profile:\n")
+    scenario_writer(corpus_copy, "recall", "fx-spoiled-index", text)
+    problems = "\n".join(lint.lint(corpus.load(corpus_copy)))
+    assert expected in problems, problems
+
+
+def test_a_spoil_step_goes_to_the_driver_as_what_and_how():
+    step = {"spoil": {"what": "search-index", "how": "truncated"}}
+    message = _message("spoil", step, "2026-11-30T10:00:00.000Z", {}, Context(), {}, "steps[0]")
+    assert message == {"cmd": "spoil", "now": "2026-11-30T10:00:00.000Z", "what": "search-index", "how": "truncated"}
+    protocol.check({**message, "seq": 1}, "spoil", "request")
+    assert _message("hold", {"hold": "recall-log"}, "t", {}, Context(), {}, "steps[0]") == {
+        "cmd": "hold", "now": "t", "what": "recall-log"}
+
+
+def test_the_protocol_names_what_the_schemas_allow():
+    def enum(name: str, *path: str) -> list[str]:
+        node = schema._schema(name)
+        for key in path:
+            node = node[key]
+        return list(node["enum"])
+
+    assert enum("protocol/spoil.request.json", "properties", "what") == list(protocol.SPOILABLE)
+    assert enum("protocol/spoil.request.json", "properties", "how") == list(protocol.SPOILS)
+    assert enum("protocol/start.response.json", "properties", "capabilities", "properties", "spoil", "items") == list(
+        protocol.SPOILABLE)
+    assert enum("protocol/hold.request.json", "properties", "what") == list(protocol.HOLDABLE)
+    steps = schema._schema("scenario.schema.json")["properties"]["steps"]["items"]["oneOf"]
+    (spoil,) = [s["properties"]["spoil"]["properties"] for s in steps if "spoil" in s["properties"]]
+    assert (spoil["what"]["enum"], spoil["how"]["enum"]) == (list(protocol.SPOILABLE), list(protocol.SPOILS))

@@ -4,8 +4,8 @@ It knows nothing of the reference's insides: it writes the trees (``driverkit.ma
 names where each asset lies (``driverkit.asset_paths``), runs the implementation's commands with
 the step's instant and environment, and reads the implementation's log and ledger back for
 ``observe``. It declares what it does, so the cases that need more (review, contribute, hold,
-repeat, and ``seed``: it cannot know where the implementation keeps its state before it has run)
-are not-applicable::
+spoil, repeat, and ``seed``: it cannot know where the implementation keeps its state before it has
+run) are not-applicable::
 
     teamai-conformance run --impl "python3 conformance/drivers/examples/minimal_driver.py"
 

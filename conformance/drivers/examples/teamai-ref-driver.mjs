@@ -8,7 +8,8 @@
 //
 // COMMAND runs the reference (default: teamai-ref; e.g. "python3 -m reference").
 // Declared: recall, hook, pull, stats and contribute, all ten agents, a recall log; not review
-// (it needs a git repository), hold (a file lock Node cannot take) or repeat.
+// (it needs a git repository), hold (a file lock Node cannot take), spoil (the index is the
+// reference's own file) or repeat.
 // tests/conformance/test_node_driver.py runs it over a slice of the corpus beside the reference.
 
 import { spawnSync } from "node:child_process";
