@@ -2,7 +2,7 @@
 
 Why FTS5: one file, no server, no dependency, incremental updates, and ``bm25()``. Each asset is
 stored in two FTS5 tables, its body (``bodies``) and its heads (``heads``: title, tags, about,
-name; see ``fields.py``). ``ranking.py`` scores each query word in each table on its own (the
+name; see ``fields.py``), and its body's length in words in ``lengths``. ``ranking.py`` scores each query word in each table on its own (the
 best of its spellings) and adds the two tables' scores. No column or table carries a weight:
 ``bm25()`` is called without weights, so the four heads columns count alike. A word in the heads
 counts for more only through BM25 itself: its heads score comes on top of its body score, with
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 else:
     from .._tuples import NamedTuple
 
-INDEX_VERSION = "11"
+INDEX_VERSION = "12"
 
 Warn = Callable[[str], None]
 
@@ -80,6 +80,9 @@ _SCHEMA = (
     "CREATE VIRTUAL TABLE bodies USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')",
     "CREATE VIRTUAL TABLE heads USING fts5(title, tags, about, name,"
     " tokenize='porter unicode61 remove_diacritics 2')",
+    # Each body's length in words, as FTS5 counted them (ranking.py normalises the body's term
+    # frequencies by it): a narrow table, so looking a length up costs little.
+    "CREATE TABLE lengths(id INTEGER PRIMARY KEY, words INTEGER NOT NULL)",
 )
 
 
@@ -289,8 +292,10 @@ def changed_paths(conn: sqlite3.Connection, paths: list[str]) -> list[str]:
 def search(conn: sqlite3.Connection, terms: list[str], limit: int,
            withheld: frozenset[str] = frozenset()) -> list[Entry]:
     """The best ``limit`` entries for these query words (``ranking.py`` owns how)."""
-    total = int(_meta(conn, "indexed") or 0)
-    return [_entry(r) for r in ranking.search(conn, terms, limit, total, withheld)]
+    stored = dict(conn.execute("SELECT name, value FROM meta WHERE name IN ('indexed', 'body_words')"))
+    total = int(stored.get("indexed") or 0)
+    average = float(stored.get("body_words") or 0) or None
+    return [_entry(r) for r in ranking.search(conn, terms, limit, total, withheld, average)]
 
 
 _COLUMNS = ranking._COLUMNS

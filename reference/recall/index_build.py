@@ -53,20 +53,41 @@ def _store(conn: sqlite3.Connection, assets: Sequence[tree.AssetFile], warn: War
     per file; in worker processes when there are many (see :func:`_store_packed`)."""
     from . import asset_rows  # a recall that changes nothing never reads a file
 
-    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM assets").fetchone()[0]
+    first_id = next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM assets").fetchone()[0]
     workers = asset_rows.workers(len(assets))
     if workers > 1 and hasattr(conn, "deserialize"):
         _store_packed(conn, asset_rows.packed_parts(assets, warn, _pack, next_id, workers))
-        return
-    batch: list[asset_rows.Prepared] = []
-    for item in asset_rows.prepared(assets, warn):
-        batch.append(item)
-        if len(batch) == _BATCH:
+    else:
+        batch: list[asset_rows.Prepared] = []
+        for item in asset_rows.prepared(assets, warn):
+            batch.append(item)
+            if len(batch) == _BATCH:
+                _store_batch(conn, batch, next_id)
+                next_id += len(batch)
+                batch = []
+        if batch:
             _store_batch(conn, batch, next_id)
-            next_id += len(batch)
-            batch = []
-    if batch:
-        _store_batch(conn, batch, next_id)
+    _store_lengths(conn, first_id)
+
+
+def _store_lengths(conn: sqlite3.Connection, first_id: int) -> None:
+    """The length in words of each body stored from ``first_id`` on, as FTS5 counted it: its
+    ``docsize`` shadow table holds it as a varint (the same number ``bm25()`` divides by)."""
+    sizes = conn.execute("SELECT id, sz FROM bodies_docsize WHERE id >= ?", (first_id,)).fetchall()
+    conn.executemany("INSERT INTO lengths(id, words) VALUES(?, ?)", [(i, _varint(sz)) for i, sz in sizes])
+
+
+def _varint(data: bytes) -> int:
+    """SQLite's variable-length integer (FTS5 writes its sizes so): 7 bits a byte, high bit set on
+    every byte but the last, the ninth byte whole."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            break
+    return value
 
 
 _BATCH = 256
@@ -317,10 +338,12 @@ def _settle_journal(conn: sqlite3.Connection) -> None:
 
 
 def _count_indexed(conn: sqlite3.Connection) -> None:
-    """Keep the number of searchable assets at hand: ranking's idf needs it on every query, and
-    counting an FTS table costs a scan of it."""
+    """Keep the number of searchable assets and the average body length (in words) at hand:
+    ranking needs both on every query, and counting a table costs a scan of it."""
     count = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
-    conn.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('indexed', ?)", (str(count),))
+    average = conn.execute("SELECT coalesce(avg(words), 0) FROM lengths").fetchone()[0]
+    conn.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)",
+                     [("indexed", str(count)), ("body_words", repr(float(average)))])
 
 
 def _delete(conn: sqlite3.Connection, ids: list[int]) -> None:
@@ -328,6 +351,7 @@ def _delete(conn: sqlite3.Connection, ids: list[int]) -> None:
         marks = ",".join("?" * len(chunk))
         conn.execute(f"DELETE FROM bodies WHERE rowid IN ({marks})", chunk)
         conn.execute(f"DELETE FROM heads WHERE rowid IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM lengths WHERE id IN ({marks})", chunk)
         conn.execute(f"DELETE FROM edges WHERE source IN ({marks})", chunk)
         conn.execute(f"DELETE FROM assets WHERE id IN ({marks})", chunk)
 

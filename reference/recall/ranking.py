@@ -7,10 +7,27 @@ A hit's score is
     ( sum over query concepts c of  best_body(c, d)  +  best_heads(c, d) ) / sqrt(n)
     best_view(c, d) = weight(c) * max over spellings s of c of  t(s) * idf_view(s) * tf_view(s, d)
 
-where ``tf`` is BM25's saturated, length-normalised term frequency (SQLite's ``bm25()``, k1 1.2,
-b 0.75) within that view, ``idf(s) = ln((N + 1) / (df(s) + 1)) + 1`` is teamai 0.25's own idf
-(``df`` counted in that view), and ``n`` is the number of query concepts, as teamai divides by
-the number of words.
+where ``tf`` is BM25's saturated, length-normalised term frequency within that view: in the
+heads, SQLite's ``bm25()`` as it is (k1 1.2, b 0.75); in the body, k1 ``BODY_K1`` (2.0) and b
+``BODY_B`` (0.9). ``idf(s) = ln((N + 1) / (df(s) + 1)) + 1`` is teamai 0.25's own idf (``df``
+counted in that view), and ``n`` is the number of query concepts, as teamai divides by the
+number of words.
+
+Why the body has its own k1 and b (issue 37): long, generic documents (changelogs, READMEs,
+usage guides) mention nearly every word of a question, each several times, and with k1 1.2 and
+b 0.75 each of those mentions already scored almost as much as in the page about it; so they
+collected many weak matches and came first. With b 0.9 a term's frequency is judged more
+strictly against the body's length, and with k1 2.0 the frequency saturates later, so a page
+that keeps returning to the question's words (the page about them) stands out from one that
+names them in passing. FTS5 fixes ``bm25()``'s k1 and b, so the frequency is taken back out of
+it: each body's length in words, as FTS5 counted it, is stored in the index (``lengths``, with
+their average in ``meta``), and from ``x = bm25 / idf_fts5 = (k1 + 1) tf / (tf + K)`` with
+``K = k1 (1 - b + b dl / avgdl)`` the part is scored again with the body's k1 and b, in SQL.
+Measured (MRR@5, ``nox -s relevance``): real-team-a 0.800 -> 0.803, held-out pydocs 0.736 ->
+0.785, hatch 0.755 -> 0.796, ydoc 0.969 unchanged. A document-length prior (the body's score
+divided by ``1 + a ln(dl / avgdl)``) was measured too and not kept: it helped pydocs and hatch
+by about 0.02 and cost real-team-a's Chinese questions 0.02-0.05, since it also sinks the long
+pages that are what a question asks for (an operations guide, a changelog asked about).
 
 A concept (:func:`query_terms`, issue 37) is a query word with the other spellings it may have in a
 document: a ``camelCase`` name and the phrase of its parts, an abbreviation and its full form, a
@@ -32,7 +49,8 @@ almost zero) for a word in more than half the assets, so in a small tree a clear
 printed ``Score: 0.0``; teamai's never falls below 1, so every matched word counts and the score
 reads on the scale teamai users know (its own relevance floor is 4.0). FTS5 does not let a
 query set its idf, so each word is queried on its own and its ``bm25()`` is rescaled by
-``idf / idf_fts5``, which leaves exactly the term-frequency part; the sums are made in SQL.
+``idf / idf_fts5``, which leaves exactly the term-frequency part (in the body, normalised again
+as above); the sums are made in SQL.
 
 There is no title-or-tag gate: teamai needs one because its scores are binary TF-IDF without
 length normalisation (a word mentioned once in a long page would score like a page about it),
@@ -53,7 +71,8 @@ recall test names each difference in the hit lists by the names in brackets):
 - gate: teamai needs a query word in the title or tags (docs and pages exempt); here no kind has a
   gate (``docs-body-match``), see above.
 - fields and weights: teamai scores binary presence (title x3, tag x2, anywhere x1); here BM25 of
-  the body plus BM25 of the heads, equal weights, so skills are found by their description.
+  the body (k1 2.0, b 0.9) plus BM25 of the heads (k1 1.2, b 0.75), equal weights, so skills are
+  found by their description.
 - title: teamai takes frontmatter ``title``, else a rule's, doc's or learning's id without ``.md``
   and a ``-YYYY-MM-DD…`` suffix (``-`` and ``_`` as spaces), never a ``# heading``, and a skill's
   folder name; here frontmatter ``title`` (a skill's ``name``), else the leading ``# heading``,
@@ -94,7 +113,11 @@ if TYPE_CHECKING:
 
 COMMON_SHARE = 0.2
 COMMON_FLOOR = 1000
-K1 = 1.2  # SQLite's bm25(): a term's part of the score stays below idf * (K1 + 1)
+K1, B = 1.2, 0.75  # SQLite's bm25(): a term's part of the score stays below idf * (K1 + 1)
+# The body view's own BM25 parameters (its frequencies are taken back out of bm25() and
+# normalised again; see the module's docstring): a term's repeats count for more before they
+# saturate, and are judged more strictly against the body's length.
+BODY_K1, BODY_B = 2.0, 0.9
 PRUNE_FROM = 3000  # rows to score before a search first scores only the documents of its rarest part
 VIEWS = ("bodies", "heads")
 
@@ -259,11 +282,14 @@ def _weight(spellings: Sequence[str]) -> float:
 
 
 def search(conn: sqlite3.Connection, terms: Sequence[str], limit: int, total: int,
-           withheld: frozenset[str] = frozenset()) -> list[tuple[Any, ...]]:
-    """Rows (score, columns…) of the best ``limit`` assets; ``total`` is how many are indexed.
+           withheld: frozenset[str] = frozenset(), average: float | None = None) -> list[tuple[Any, ...]]:
+    """Rows (score, columns…) of the best ``limit`` assets; ``total`` is how many are indexed,
+    ``average`` the bodies' average length in words (counted when not given).
     ``terms`` are concepts (:func:`query_terms`)."""
     if not terms or total <= 0:
         return []
+    if average is None:
+        average = conn.execute("SELECT avg(words) FROM lengths").fetchone()[0] or 1.0
     concepts = [t.split(ALT) for t in terms]
     spellings = list(dict.fromkeys(a for c in concepts for a in c))
     df = {(view, a): conn.execute(f"SELECT count(*) FROM {view} WHERE {view} MATCH ?", (_phrase(a),)).fetchone()[0]
@@ -291,36 +317,58 @@ def search(conn: sqlite3.Connection, terms: Sequence[str], limit: int, total: in
         # cut if what they may still gain beats the limit-th best score found.
         rarest = min(range(len(parts)), key=lambda i: (parts[i][3], i))
         rest = [p for i, p in enumerate(parts) if i != rarest]
-        bound = sum(p[5] for p in rest) * (K1 + 1) * (1 + 1e-9)
-        rows = _best(conn, parts, limit, withheld, frozenset({rarest}))
+        bound = sum(p[5] * ((BODY_K1 if p[0] == "bodies" else K1) + 1) for p in rest) * (1 + 1e-9)
+        rows = _best(conn, parts, limit, withheld, frozenset({rarest}), average)
         if len(rows) == limit and rows[-1][0] > bound:
             return rows
-    return _best(conn, parts, limit, withheld, None)
+    return _best(conn, parts, limit, withheld, None, average)
 
 
 def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int, str, float]], limit: int,
-          withheld: frozenset[str], among: frozenset[int] | None) -> list[tuple[Any, ...]]:
+          withheld: frozenset[str], among: frozenset[int] | None, average: float) -> list[tuple[Any, ...]]:
     """The best ``limit`` rows by the sum of the parts' scores; with ``among``, only over the
     documents that hold one of those parts (their sums are still whole: every part counts)."""
-    sql_parts, args = [], []
+    bodies, heads, body_args, heads_args = [], [], [], []
     grouped = len({p[4] for p in parts}) < len(parts)  # a concept with more than one spelling
-    for i, (view, t, factor, _, group, _) in enumerate(parts):
+    for i, (view, t, factor, _, group, cap) in enumerate(parts):
         only = " AND +rowid IN (SELECT id FROM k)" if among is not None and i not in among else ""
         tag = f", '{group}'" if grouped else ""
-        sql_parts.append(f"SELECT rowid{tag}, {-factor!r} * bm25({view}) FROM {view} WHERE {view} MATCH ?{only}")
-        args.append(_phrase(t))
+        if view == "bodies":  # x: bm25()'s saturated frequency, in (0, K1 + 1); c: the part's cap
+            bodies.append(f"SELECT rowid{tag}, {-factor / cap!r} * bm25(bodies), {cap!r} FROM bodies"
+                          f" WHERE bodies MATCH ?{only}")
+            body_args.append(_phrase(t))
+        else:
+            heads.append(f"SELECT rowid{tag}, {-factor!r} * bm25({view}) FROM {view} WHERE {view} MATCH ?{only}")
+            heads_args.append(_phrase(t))
     head, head_args = "WITH ", []
     if among is not None:
         keys = [f"SELECT rowid FROM {parts[i][0]} WHERE {parts[i][0]} MATCH ?" for i in sorted(among)]
         head = f"WITH k(id) AS MATERIALIZED ({' UNION '.join(keys)}), "
         head_args = [_phrase(parts[i][1]) for i in sorted(among)]
+    # A body part's score, normalised again by the body's length (see the module's docstring):
+    # with r = words / average, bm25() gave x = (K1 + 1) tf / (tf + K), K = K1 (1 - B + B r), so
+    # tf = x K / (K1 + 1 - x), and the part scores c (BODY_K1 + 1) tf / (tf + K'), K' as K with
+    # BODY_K1 and BODY_B; below, the same without tf.
+    r = f"coalesce(l.words * {1 / average!r}, 1.0)"
+    k = f"({K1 * (1 - B)!r} + {K1 * B!r} * {r})"
+    k2 = f"({BODY_K1 * (1 - BODY_B)!r} + {BODY_K1 * BODY_B!r} * {r})"
+    body = f"b.c * {BODY_K1 + 1!r} * b.x * {k} / (b.x * {k} + {k2} * ({K1 + 1!r} - b.x))"
     # MATERIALIZED: bm25() may only run in a query on its own table, never inside a flattened one.
+    g = ", g" if grouped else ""
+    ctes, scored = [], []
+    if bodies:
+        ctes.append(f"b(id{g}, x, c) AS MATERIALIZED ({' UNION ALL '.join(bodies)})")
+        scored.append(f"SELECT b.id{g}, {body} FROM b LEFT JOIN lengths l ON l.id = b.id")
+    if heads:
+        ctes.append(f"h(id{g}, s) AS MATERIALIZED ({' UNION ALL '.join(heads)})")
+        scored.append(f"SELECT id{g}, s FROM h")
+    ctes.append(f"m(id{g}, s) AS ({' UNION ALL '.join(scored)})")
     if grouped:  # a concept counts once: the best of its spellings, in each view
-        summed = (f"{head}m(id, g, s) AS MATERIALIZED ({' UNION ALL '.join(sql_parts)}),"
+        summed = (f"{head}{', '.join(ctes)},"
                   " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM"
                   " (SELECT id, max(s) AS s FROM m GROUP BY id, g) GROUP BY id)")
     else:
-        summed = (f"{head}m(id, s) AS MATERIALIZED ({' UNION ALL '.join(sql_parts)}),"
+        summed = (f"{head}{', '.join(ctes)},"
                   " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM m GROUP BY id)")
     hidden = " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))" if withheld else ""
     extra = [json.dumps(sorted(withheld))] if withheld else []
@@ -331,4 +379,4 @@ def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int, str,
            f" SELECT t.s AS score, {_COLUMNS} FROM t JOIN assets a ON a.id = t.id"
            f" WHERE t.s >= coalesce((SELECT s FROM c), -1e308){hidden}"
            " ORDER BY score DESC, a.tree_path ASC LIMIT ?")
-    return conn.execute(sql, (*head_args, *args, *extra, limit - 1, *extra, limit)).fetchall()
+    return conn.execute(sql, (*head_args, *body_args, *heads_args, *extra, limit - 1, *extra, limit)).fetchall()
