@@ -23,6 +23,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -91,16 +92,19 @@ def judge(ident: str, seed: int, timeout: float) -> dict[str, object]:
     rel = "reference/" + short.replace(".", "/")
     rel = rel + "/__init__.py" if (ROOT / rel).is_dir() else rel + ".py"
     module = ("reference." + short) if short != "reducer" else "reference.reducer"
-    args = [*tests, "-x", "-q", "--tb=line", "-p", "no:cacheprovider", "-W", "ignore", "--no-header",
+    args = [*(str(ROOT / t) for t in tests), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"), "-x", "-q", "--tb=line", "-p", "no:cacheprovider", "-W", "ignore", "--no-header",
             f"--hypothesis-seed={seed}", "-o", "addopts="]
     boot = _BOOT.format(root=str(ROOT), path=str(ROOT / rel), module=module, rel=rel, ident=ident, args=args)
     started = time.monotonic()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    try:
-        done = subprocess.run([sys.executable, "-c", boot], cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return {"id": ident, "verdict": "timeout", "seconds": round(time.monotonic() - started, 1)}
+    # A mutant may write where it should not (a path and its content swapped, a relative name): the
+    # child works in a folder of its own, so nothing lands in the working tree.
+    with tempfile.TemporaryDirectory(prefix="teamai-oracle-") as scratch:
+        try:
+            done = subprocess.run([sys.executable, "-c", boot], cwd=scratch, env=env, capture_output=True,
+                                  text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return {"id": ident, "verdict": "timeout", "seconds": round(time.monotonic() - started, 1)}
     seconds = round(time.monotonic() - started, 1)
     if done.returncode == 0:
         return {"id": ident, "verdict": "same", "seconds": seconds}
