@@ -108,6 +108,17 @@ def test_two_jobs_give_the_same_outcomes_as_one():
     assert one == two
 
 
+def _run_fixture(corpus_copy, impl, case_id, text):
+    """Play one fixture case, written into a copy of the corpus, through ``impl``'s driver."""
+    (corpus_copy / "scenarios" / "recall" / f"{case_id}.yaml").write_text(text)
+    loaded = corpus.load(corpus_copy)
+    driver = connect(impl)
+    try:
+        return run_case(driver, loaded.by_id()[case_id], loaded.payloads)
+    finally:
+        driver.stop()
+
+
 HOLD = """id: fx-hold
 title: A held ledger leaves the recall's count to the next writer and the run is still recorded
 clauses: [FX-RUN-RECORD]
@@ -134,13 +145,7 @@ expect:
 
 @pytest.mark.parametrize("impl", ["reference", "reference-subprocess", "reference-cli"])
 def test_hold_makes_the_ledger_busy_until_release(corpus_copy, impl):
-    (corpus_copy / "scenarios" / "recall" / "fx-hold.yaml").write_text(HOLD)
-    loaded = corpus.load(corpus_copy)
-    driver = connect(impl)
-    try:
-        result = run_case(driver, loaded.by_id()["fx-hold"], loaded.payloads)
-    finally:
-        driver.stop()
+    result = _run_fixture(corpus_copy, impl, "fx-hold", HOLD)
     assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
     assert "busy" in result.steps[1]["stderr"]
 
@@ -180,13 +185,7 @@ profile:
 
 @pytest.mark.parametrize("impl", ["reference", "reference-subprocess", "reference-cli"])
 def test_spoil_damages_the_index_and_the_reference_rebuilds_it(corpus_copy, impl):
-    (corpus_copy / "scenarios" / "recall" / "fx-spoil.yaml").write_text(SPOIL)
-    loaded = corpus.load(corpus_copy)
-    driver = connect(impl)
-    try:
-        result = run_case(driver, loaded.by_id()["fx-spoil"], loaded.payloads)
-    finally:
-        driver.stop()
+    result = _run_fixture(corpus_copy, impl, "fx-spoil", SPOIL)
     assert result.outcome == outcomes.PASS, (result.message, result.mismatches)
     assert [s["action"] for s in result.steps].count("spoil") == 3
 
