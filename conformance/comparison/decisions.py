@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..running.timeline import TimeError, parse_instant
@@ -72,30 +72,21 @@ def _full(line: Any) -> str:
 
 def delta(before: Sequence[Any], after: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     """(lines added, lines removed) between two observations of a log, as multisets."""
-    had, has = Counter(map(_full, before)), Counter(map(_full, after))
-    added, removed = [], []
-    for line in after:
-        text = _full(line)
-        if had[text]:
-            had[text] -= 1
-        else:
-            added.append(line)
-    for line in before:
-        text = _full(line)
-        if has[text]:
-            has[text] -= 1
-        else:
-            removed.append(line)
-    return added, removed
+    return _unmatched(after, before, _full), _unmatched(before, after, _full)
 
 
 def _only(mine: Sequence[Any], theirs: Sequence[Any]) -> list[Any]:
-    left = Counter(map(_sig, theirs))
+    return _unmatched(mine, theirs, _sig)
+
+
+def _unmatched(lines: Sequence[Any], others: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+    """The lines, in order, left once each is matched (by ``key``) with one of ``others``."""
+    left = Counter(map(key, others))
     out = []
-    for line in mine:
-        sig = _sig(line)
-        if left[sig]:
-            left[sig] -= 1
+    for line in lines:
+        k = key(line)
+        if left[k]:
+            left[k] -= 1
         else:
             out.append(line)
     return out

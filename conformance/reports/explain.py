@@ -315,12 +315,17 @@ class Chain:
         for run in self.ref_log:
             if kind(run) != "run" or not _prints(run, self.key):
                 continue
-            theirs = run_line(self.impl_log, run.get("run"))
-            state = "no such run" if theirs is None else (
-                "recorded, printing it" if _prints(theirs, self.key) else "recorded, not printing it")
+            state = self._run_state(run.get("run"))
             where = self._label(self.ref, _equal(run))
             out.append(f"run {run.get('run')} printed {self.key} ({where}); implementation: {state}")
         return out
+
+    def _run_state(self, run: Any) -> str:
+        """What the implementation's log holds of a run that printed this key in the reference."""
+        theirs = run_line(self.impl_log, run)
+        if theirs is None:
+            return "no such run"
+        return "recorded, printing it" if _prints(theirs, self.key) else "recorded, not printing it"
 
     def _reference_credit(self, line: Mapping[str, Any]) -> list[str]:
         ts, session, path = _read_id(line)
@@ -337,9 +342,7 @@ class Chain:
             out.append("  the read: the implementation recorded it too")
         mine = run_line(self.ref_log, run)
         if mine is not None:
-            theirs_run = run_line(self.impl_log, run)
-            state = "no such run" if theirs_run is None else (
-                "recorded, printing it" if _prints(theirs_run, self.key) else "recorded, not printing it")
+            state = self._run_state(run)
             out.append(f"  run {run} ({self._label(self.ref, lambda x: x == mine)}) printed it; "
                        f"implementation: {state}")
             out.append(f"  the run: in the reference {self._settled(self.ref, run)}; in the implementation "
