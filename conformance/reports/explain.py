@@ -30,15 +30,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..comparison import decisions, differential
-from ..running import outcomes
+from ..comparison.decisions import describe, kind, run_line, settles_by_env, window
+from ..comparison.trace import Trace, reference_trace
 from ..corpus import placement
 from ..corpus.capabilities import STATE_STEPS, action_of, target
-from ..running.case_runner import RUN_ID
 from ..corpus.read import Payload, Scenario
-from ..comparison.decisions import describe, kind, run_line, settles_by_env, window
+from ..running import outcomes
+from ..running.case_runner import RUN_ID
 from ..running.driver import Driver
 from ..running.expect import findings
-from ..comparison.trace import Trace, reference_trace
 
 VOTES = "expect.votes."
 NO_VOTES = re.compile(r"^expect\.no_votes\[(\d+)\]$")

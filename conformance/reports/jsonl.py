@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..running import outcomes, protocol
-from . import explain_text as report_explain
 from ..corpus.capabilities import action_of
 from ..corpus.clauses import Clause
 from ..corpus.read import Payload, Scenario
+from ..running import outcomes, protocol
 from ..running.outcomes import CaseResult
+from . import explain_text as report_explain
 
 REPORT_VERSION = 1
 LOG_KEPT = 100  # log lines kept from each end of an observed log; the middle is only counted

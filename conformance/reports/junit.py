@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..running import outcomes
-from . import explain_text as report_explain
 from ..running.outcomes import CaseResult
+from . import explain_text as report_explain
 
 
 def build(results: list[CaseResult], implementation: str, rerun: Mapping[str, str] | None = None) -> ET.Element:

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..running import outcomes
-from . import diff as report_diff, explain_text as report_explain
+from . import diff as report_diff
+from . import explain_text as report_explain
 from .jsonl import Run
 
 AREAS = ("recall", "attribution", "reducer", "retention", "stats", "relations", "review", "contribute",

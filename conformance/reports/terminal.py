@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ..running import outcomes
-from . import explain_text as report_explain
 from ..running.outcomes import CaseResult
+from . import explain_text as report_explain
 
 COLUMNS = (outcomes.PASS, outcomes.FAIL, outcomes.ERROR, outcomes.CRASH, outcomes.TIMEOUT, outcomes.XFAIL,
            outcomes.XPASS, outcomes.SKIP, outcomes.NOT_APPLICABLE)
