@@ -103,6 +103,18 @@ def test_a_concept_is_one_term_whatever_its_spellings() -> None:
     assert ranking.query_terms("锁") == ["锁"]  # a run of one character is still searched
 
 
+def test_an_operator_written_as_symbols_is_looked_for_by_its_name(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {
+        "docs/nullish.md": "# Nullish coalescing\n\nThe nullish coalescing operator on old engines.\n",
+        "docs/engines.md": "# Old engines\n\nWhich operator old engines support.\n"})
+    hits = _hits(tmp_path / "home", team, "the ?? operator on old engines")
+    assert [h.entry.tree_path for h in hits][0] == "docs/nullish.md"
+    assert ranking.query_terms("support the ?? operator") == ["nullish coalescing", "support", "operator"]
+    assert ranking.query_terms("compile `|>` calls") == ["pipeline", "compile", "calls"]
+    # only a symbol standing alone: inside a word, or an ellipsis, it names no operator
+    assert ranking.query_terms("what?? it failed ... again") == ["failed", "again"]
+
+
 def test_a_concept_counts_once_and_a_translation_less_than_the_question_s_own_words(tmp_path: Path) -> None:
     team = _write(tmp_path / "team", {
         "docs/en.md": "# Logs\n\nRotate the log files every night.\n",

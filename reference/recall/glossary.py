@@ -1,6 +1,6 @@
 """Words a question may say in another form than the document it is after.
 
-Two small tables, used on the query side only (the index is not changed, so a recall asked
+Three small tables, used on the query side only (the index is not changed, so a recall asked
 without one of these words costs nothing more):
 
 - :data:`ABBREVIATIONS`: a software abbreviation and what it stands for ("PR" finds "pull
@@ -8,6 +8,8 @@ without one of these words costs nothing more):
   "PR"). Only abbreviations that are no common word or package name of their own ("doc",
   "attrs", "max" are left out), and a single full word is not shortened ("configuration" does
   not look for "config": the short form would match too much).
+- :data:`OPERATORS`: an operator a question writes as its symbols ("the ?? operator") and the
+  name documents call it by ("nullish coalescing"): the index keeps no punctuation.
 - :data:`CHINESE`: Chinese software terms and their usual English words, so a question asked in
   Chinese finds the English document that answers it. A Chinese-speaking team asks in Chinese
   about documents that are mostly written in English; without this a Chinese question can only
@@ -35,6 +37,16 @@ ABBREVIATIONS: dict[str, str] = {
     "mq": "message queue", "ttl": "time to live", "qps": "queries per second", "oom": "out of memory",
     "gc": "garbage collection", "vm": "virtual machine", "fs": "file system", "acl": "access control list",
     "rbac": "role based access control", "jwt": "json web token", "sso": "single sign on", "e2e": "end to end",
+}
+
+# An operator written as its symbols, standing alone in a question ("the ?? operator"): the
+# tokenizer keeps no punctuation, so it is looked for by the name documents give it. Only
+# operators with one settled name across the languages that have them ("..." is left out: in a
+# question it is far more often an ellipsis than the spread operator).
+OPERATORS: dict[str, str] = {
+    "??": "nullish coalescing", "??=": "nullish assignment", "?.": "optional chaining", "|>": "pipeline",
+    "**": "exponentiation", "**=": "exponentiation", "=>": "arrow function",
+    "<=>": "spaceship", ":=": "walrus", "&&=": "logical assignment", "||=": "logical assignment",
 }
 
 CHINESE: dict[str, tuple[str, ...]] = {

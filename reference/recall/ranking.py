@@ -28,10 +28,17 @@ Measured (MRR@5, ``nox -s relevance``): real-team-a 0.800 -> 0.803, held-out pyd
 divided by ``1 + a ln(dl / avgdl)``) was measured too and not kept: it helped pydocs and hatch
 by about 0.02 and cost real-team-a's Chinese questions 0.02-0.05, since it also sinks the long
 pages that are what a question asks for (an operations guide, a changelog asked about).
+Two other ways to stop a Chinese question's rare pieces from piling up on the few Chinese pages
+of an English tree were measured and not kept either: the idf of a Chinese spelling counted among
+the pages that hold any Chinese (real-team-a's Chinese questions 0.783 -> 0.702: among its 43
+Chinese pages the pieces are what tells them apart), and ``TRANSLATED`` 0.8 or 1.0 (held-out
+pydocs' Chinese questions +0.02 and +0.04, real-team-a's -0.015 and -0.02): whether a Chinese
+question's answer has a Chinese version differs from tree to tree.
 
 A concept (:func:`query_terms`, issue 37) is a query word with the other spellings it may have in a
 document: a ``camelCase`` name and the phrase of its parts, an abbreviation and its full form, a
-Chinese software term and its English words (``glossary.py``). The best spelling counts, once:
+Chinese software term and its English words, an operator written as symbols and its name
+(``glossary.py``). The best spelling counts, once:
 a brand split into parts no longer counts three times, and "PR" finds "pull request". A
 concept's weight is 1, but a two-character piece of a Chinese run weighs ``CJK_PIECE_WEIGHT``:
 a run of n characters gives n - 1 overlapping pieces, so unweighted a Chinese question counted
@@ -156,9 +163,10 @@ def query_terms(query: str) -> list[str]:
     the best of them): a ``camelCase`` name and its parts (``rocketmq|rocket mq``: a brand is one
     word, not three), an abbreviation and what it stands for (``pr|pull request``, either way
     round, from :mod:`glossary`), a Chinese software term and its English words
-    (``日志|log|logging``). The rest of a Chinese run is cut into its two-character pieces, as
+    (``日志|log|logging``), an operator standing alone and its name (``??`` -> ``nullish
+    coalescing``). The rest of a Chinese run is cut into its two-character pieces, as
     the index cuts it, each weighing :data:`CJK_PIECE_WEIGHT`."""
-    found: list[tuple[str, ...]] = []
+    found: list[tuple[str, ...]] = _operators(query)
     if query.isascii():
         found += _latin_concepts(query)
     else:
@@ -171,6 +179,21 @@ def query_terms(query: str) -> list[str]:
     concepts = list(dict.fromkeys(ALT.join(dict.fromkeys(c)) for c in found))
     kept = [c for c in concepts if ALT in c or not _stop(c)]
     return kept or concepts
+
+
+def _operators(query: str) -> list[tuple[str, ...]]:
+    """The named operators a query writes as symbols standing alone (``the ?? operator``,
+    quoted or not), each a concept spelt by its name (:data:`glossary.OPERATORS`)."""
+    if not any(c in query for c in "?|*=.<:&"):
+        return []
+    from . import glossary
+
+    out = []
+    for token in query.split():
+        name = glossary.OPERATORS.get(token.strip("`'\"()"))
+        if name is not None:
+            out.append((name,))
+    return out
 
 
 def _latin_concepts(text: str) -> list[tuple[str, ...]]:
