@@ -28,12 +28,7 @@ Measured (MRR@5, ``nox -s relevance``): real-team-a 0.800 -> 0.803, held-out pyd
 divided by ``1 + a ln(dl / avgdl)``) was measured too and not kept: it helped pydocs and hatch
 by about 0.02 and cost real-team-a's Chinese questions 0.02-0.05, since it also sinks the long
 pages that are what a question asks for (an operations guide, a changelog asked about).
-Two other ways to stop a Chinese question's rare pieces from piling up on the few Chinese pages
-of an English tree were measured and not kept either: the idf of a Chinese spelling counted among
-the pages that hold any Chinese (real-team-a's Chinese questions 0.783 -> 0.702: among its 43
-Chinese pages the pieces are what tells them apart), and ``TRANSLATED`` 0.8 or 1.0 (held-out
-pydocs' Chinese questions +0.02 and +0.04, real-team-a's -0.015 and -0.02): whether a Chinese
-question's answer has a Chinese version differs from tree to tree.
+What else was measured and not kept is in ``bench/relevance/README.md``.
 
 A concept (:func:`query_terms`, issue 37) is a query word with the other spellings it may have in a
 document: a ``camelCase`` name and the phrase of its parts, an abbreviation and its full form, a
