@@ -122,7 +122,7 @@ def _pytest(session: nox.Session, *args: str, coverage: bool = False) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     _install(session, "ruff")
-    session.run("python", "-m", "ruff", "check", "reference", "conformance", "tests", "noxfile.py", "bench")
+    session.run("python", "-m", "ruff", "check", "reference", "conformance", "tests", "noxfile.py", "bench", "tools")
 
 
 @nox.session

