@@ -183,7 +183,7 @@ def _operators(query: str) -> list[tuple[str, ...]]:
         return []
     from . import glossary
 
-    out = []
+    out: list[tuple[str, ...]] = []
     for token in query.split():
         name = glossary.OPERATORS.get(token.strip("`'\"()"))
         if name is not None:
