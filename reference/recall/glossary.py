@@ -22,8 +22,10 @@ and giving every sense of a word ("测试": to test machinery, a quiz, beta soft
 ``tools/cedict_glossary.py`` takes, by a rule, only its senses marked "(computing)" into
 ``cedict_computing.py`` (a few hundred words; CC BY-SA like its source). :func:`chinese` is the
 two together, the curated entry first where both have a word. The English here follows
-CC-CEDICT's computing senses where it has them. An entry is a Chinese word of two characters or more as written (simplified; a single
-character stands inside too many other words) and one or more English words or phrases, matched as the index matches words (stemmed: "test" finds "tests" and "testing").
+CC-CEDICT's computing senses where it has them. An entry is a Chinese word of two characters or
+more as written (simplified; a single character stands inside too many other words) and one or
+more English words or phrases, matched as the index matches words (stemmed: "test" finds
+"tests" and "testing").
 """
 
 from __future__ import annotations

@@ -274,8 +274,6 @@ def _cjk_concepts(run: str) -> list[tuple[str, ...]]:
     return out
 
 
-
-
 def idf(total: int, df: int) -> float:
     """teamai 0.25's idf: never below 1, so every matched word counts."""
     return math.log((total + 1) / (df + 1)) + 1
