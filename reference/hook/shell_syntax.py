@@ -329,14 +329,26 @@ def verb_name(word: str) -> str:
     return base
 
 
+def _plus_option(word: str, plus: str) -> bool:
+    if not word.startswith("+") or not plus:
+        return False
+    return plus == "any" or _TAIL_COUNT.fullmatch(word) is not None
+
+
+_TAIL_COUNT = re.compile(r"\+[0-9]+[bcl]?f?")
+
+
 class _Options(NamedTuple):
     short_values: str  # short options that take a value
     long_values: frozenset[str]  # long options that take a value (without the leading --)
 
 
-def split_args(args: tuple[Word, ...], opts: _Options, plus_options: bool = False
+def split_args(args: tuple[Word, ...], opts: _Options, plus: str = ""
                ) -> tuple[list[tuple[str, str | None]], list[Word]]:
-    """(options as (name, value), operands). ``--`` ends the options."""
+    """(options as (name, value), operands). ``--`` ends the options. ``plus`` says which words
+    starting with ``+`` are options: ``"any"`` (less and more run such a word as a command),
+    ``"count"`` (tail's old ``+N`` form, with an optional unit: GNU tail reads ``+notes.md`` as a
+    file), none otherwise."""
     found: list[tuple[str, str | None]] = []
     operands: list[Word] = []
     i = 0
@@ -345,7 +357,7 @@ def split_args(args: tuple[Word, ...], opts: _Options, plus_options: bool = Fals
         w = args[i]
         t = w.text
         i += 1
-        if only_operands or t == "-" or not (t.startswith("-") or (plus_options and t.startswith("+"))):
+        if only_operands or t == "-" or not (t.startswith("-") or _plus_option(t, plus)):
             operands.append(w)
             continue
         if t == "--":
