@@ -333,8 +333,7 @@ def _read_action(verb: str, args: tuple[Word, ...], simple: bool, dialect: str =
         if not parts or not all(matches) or not any(m and m.group(1) == "p" for m in matches):
             return Action(OTHER, verb, reason="the sed script is not only print commands")
         return Action(READ, verb, tuple(rest), simple, reason="sed -n with print commands shows its files")
-    found, rest = split_args(args, _READERS[verb], plus="any" if verb in ("less", "more") else
-                             "count" if verb == "tail" else "")
+    found, rest = split_args(args, _READERS[verb], plus_options=verb in ("less", "more"))
     return Action(READ, verb, tuple(rest), simple, reason=f"{verb} shows its file operands")
 
 

@@ -329,26 +329,17 @@ def verb_name(word: str) -> str:
     return base
 
 
-def _plus_option(word: str, plus: str) -> bool:
-    if not word.startswith("+") or not plus:
-        return False
-    return plus == "any" or _TAIL_COUNT.fullmatch(word) is not None
-
-
-_TAIL_COUNT = re.compile(r"\+[0-9]+[bcl]?f?")
-
-
 class _Options(NamedTuple):
     short_values: str  # short options that take a value
     long_values: frozenset[str]  # long options that take a value (without the leading --)
 
 
-def split_args(args: tuple[Word, ...], opts: _Options, plus: str = ""
+def split_args(args: tuple[Word, ...], opts: _Options, plus_options: bool = False
                ) -> tuple[list[tuple[str, str | None]], list[Word]]:
-    """(options as (name, value), operands). ``--`` ends the options. ``plus`` says which words
-    starting with ``+`` are options: ``"any"`` (less and more run such a word as a command),
-    ``"count"`` (tail's old ``+N`` form, with an optional unit: GNU tail reads ``+notes.md`` as a
-    file), none otherwise."""
+    """(options as (name, value), operands). ``--`` ends the options. With ``plus_options`` a
+    word starting with ``+`` is an option too (less and more run it as a command). GNU tail takes
+    only ``+N`` so, and reads ``+notes.md`` as a file: without the flag a ``+N`` is an operand,
+    which names no doc (a doc's name ends in ``.md``), so tail needs no rule of its own."""
     found: list[tuple[str, str | None]] = []
     operands: list[Word] = []
     i = 0
@@ -357,7 +348,7 @@ def split_args(args: tuple[Word, ...], opts: _Options, plus: str = ""
         w = args[i]
         t = w.text
         i += 1
-        if only_operands or t == "-" or not (t.startswith("-") or _plus_option(t, plus)):
+        if only_operands or t == "-" or not (t.startswith("-") or (plus_options and t.startswith("+"))):
             operands.append(w)
             continue
         if t == "--":
@@ -373,7 +364,7 @@ def split_args(args: tuple[Word, ...], opts: _Options, plus: str = ""
             else:
                 found.append(("--" + name, None))
             continue
-        if t.startswith("+") or t[1:].isdigit():  # +N / -N (head -5, tail +3)
+        if t.startswith("+") or t[1:].isdigit():  # +N / -N (head -5, less +G)
             found.append((t, None))
             continue
         for k, ch in enumerate(t[1:], 1):
