@@ -218,6 +218,8 @@ _READERS: dict[str, _Options] = {
         "starting-line-number", "number-width"})),
 }
 _READERS["batcat"] = _READERS["bat"]
+# The readers that take some words starting with + as options (shell_syntax.split_args says which).
+_PLUS_OPTIONS = {"less": "+", "more": "+/"}
 _PS_READERS = frozenset({"get-content", "gc", "type"})
 _PS_ALIASES_OF_GET_CONTENT = frozenset({"cat"})  # in PowerShell; in a POSIX shell cat is cat
 # Get-Content's parameters and the common ones, by kind: "path" names the file, "value" takes a value,
@@ -333,7 +335,7 @@ def _read_action(verb: str, args: tuple[Word, ...], simple: bool, dialect: str =
         if not parts or not all(matches) or not any(m and m.group(1) == "p" for m in matches):
             return Action(OTHER, verb, reason="the sed script is not only print commands")
         return Action(READ, verb, tuple(rest), simple, reason="sed -n with print commands shows its files")
-    found, rest = split_args(args, _READERS[verb], plus_options=verb in ("less", "more"))
+    found, rest = split_args(args, _READERS[verb], plus_prefix=_PLUS_OPTIONS.get(verb, ""))
     return Action(READ, verb, tuple(rest), simple, reason=f"{verb} shows its file operands")
 
 

@@ -334,12 +334,13 @@ class _Options(NamedTuple):
     long_values: frozenset[str]  # long options that take a value (without the leading --)
 
 
-def split_args(args: tuple[Word, ...], opts: _Options, plus_options: bool = False
+def split_args(args: tuple[Word, ...], opts: _Options, plus_prefix: str = ""
                ) -> tuple[list[tuple[str, str | None]], list[Word]]:
-    """(options as (name, value), operands). ``--`` ends the options. With ``plus_options`` a
-    word starting with ``+`` is an option too (less and more run it as a command). GNU tail takes
-    only ``+N`` so, and reads ``+notes.md`` as a file: without the flag a ``+N`` is an operand,
-    which names no doc (a doc's name ends in ``.md``), so tail needs no rule of its own."""
+    """(options as (name, value), operands). ``--`` ends the options. A word starting with
+    ``plus_prefix`` (when given) is an option too: ``+`` for less, which runs any such word as a
+    command; ``+/`` for more, whose ``+/pattern`` searches while util-linux more shows
+    ``+notes.md`` as a file. A count ``+N`` (more's, GNU tail's) is otherwise an operand, which
+    names no doc (a doc's name ends in ``.md``), so it needs no rule of its own."""
     found: list[tuple[str, str | None]] = []
     operands: list[Word] = []
     i = 0
@@ -348,7 +349,7 @@ def split_args(args: tuple[Word, ...], opts: _Options, plus_options: bool = Fals
         w = args[i]
         t = w.text
         i += 1
-        if only_operands or t == "-" or not (t.startswith("-") or (plus_options and t.startswith("+"))):
+        if only_operands or t == "-" or not (t.startswith("-") or (plus_prefix and t.startswith(plus_prefix))):
             operands.append(w)
             continue
         if t == "--":

@@ -58,8 +58,9 @@ def test_every_read_verb_reads_its_file_operand(command: str) -> None:
     (f"tail -n 20 -f {DOC}", [DOC]),
     (f"tail +3 {DOC}", ["+3", DOC]),  # tail's old +N count: an operand here, which names no doc
     ("tail +notes.md", ["+notes.md"]),  # GNU tail reads a +word that is no count as a file
-    ("less +notes.md", []),  # less and more run any +word as a command
-    ("more +/redis docs/a.md", ["docs/a.md"]),
+    ("less +notes.md", []),  # less runs any +word as a command
+    ("more +/redis docs/a.md", ["docs/a.md"]),  # more takes +/pattern, and shows +notes.md as a file
+    ("more +notes.md", ["+notes.md"]),
     (f"bat -l md --style plain {DOC}", [DOC]),
     (f"bat --line-range 1:40 {DOC}", [DOC]),
     (f"nl -ba -w 3 {DOC}", [DOC]),
