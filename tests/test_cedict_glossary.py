@@ -54,7 +54,8 @@ def test_the_written_table_says_its_source_and_licence() -> None:
 
 
 def test_the_curated_glossary_comes_first_and_the_dictionary_fills_in() -> None:
-    table = glossary.chinese()
+    table, longest = glossary.chinese()
+    assert longest == max(map(len, table))
     assert table["主从"] == glossary.CHINESE["主从"] != COMPUTING["主从"]
     assert "调用" not in glossary.CHINESE and table["调用"] == COMPUTING["调用"]
 

@@ -116,15 +116,16 @@ CHINESE: dict[str, tuple[str, ...]] = {
 }
 
 
-_chinese: dict[str, tuple[str, ...]] | None = None
+_chinese: tuple[dict[str, tuple[str, ...]], int] | None = None
 
 
-def chinese() -> dict[str, tuple[str, ...]]:
-    """:data:`CHINESE`, and CC-CEDICT's computing senses for the words it does not have (loaded
-    on the first Chinese question only)."""
+def chinese() -> tuple[dict[str, tuple[str, ...]], int]:
+    """:data:`CHINESE`, and CC-CEDICT's computing senses for the words it does not have, with
+    the length of the longest word (made on the first Chinese question only)."""
     global _chinese
     if _chinese is None:
         from .cedict_computing import COMPUTING
 
-        _chinese = {**COMPUTING, **CHINESE}
+        table = {**COMPUTING, **CHINESE}
+        _chinese = table, max(map(len, table))
     return _chinese

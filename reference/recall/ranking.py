@@ -249,8 +249,7 @@ def _cjk_concepts(run: str) -> list[tuple[str, ...]]:
         return [(run,)]
     term_of = [-1] * len(run)  # which glossary term each character belongs to
     terms: list[tuple[str, ...]] = []
-    table = glossary.chinese()
-    longest = max(map(len, table))  # characters in the longest term
+    table, longest = glossary.chinese()
     i = 0
     while i < len(run):
         for length in range(min(longest, len(run) - i), 1, -1):

@@ -272,7 +272,7 @@ def _runs_for_few(lines: Lines, model: Model, times: dict[str | None, list[int]]
             named = [utf8(jsontext.quote(run_id)) for run_id in claimed if run_id is not None]
             runs = _mentioned(runs, family + named)
     # the runs of claims in another spelling were decoded when read: each may mark a maker
-    # (a run that is not a string, a list or an object in a hand-edited line, names no run line)
+    # (a run that is not a string, such as a list in a hand-edited line, names no run line)
     marked: set[str | None] = {run if isinstance(run := rec.get("run"), str) else None for rec in lines.done["claim"]}
     unread: list[bytes] = []  # claims that may mark a maker, whose run id the bytes cannot read
     for line in claims:
