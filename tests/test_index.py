@@ -79,6 +79,74 @@ def test_small_tree_sees_every_in_place_edit(tmp_path):
     assert _search(home, team, "quokka") == ["Quokka"]
 
 
+def test_an_edit_that_keeps_the_mtime_but_not_the_size_is_seen(tmp_path):
+    """A copy that keeps the time stamps (``rsync -t``, ``cp -p``, an archive unpacked) can change a
+    file's size and leave its mtime: the size alone says it changed."""
+    team = _tree(tmp_path, 3)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    target = team / "learnings" / "ns1" / "note-1.md"
+    before = target.stat().st_mtime_ns
+    target.write_text("---\ntitle: Quokka habitat notes\n---\nbody\n")
+    os.utime(target, ns=(before, before))
+    assert _search(home, team, "quokka") == ["Quokka habitat notes"]
+
+
+def test_large_tree_sees_a_hit_whose_size_changed_under_the_same_mtime(tmp_path, large_mode):
+    team = _tree(tmp_path, 12)
+    home = tmp_path / "home"
+    assert _search(home, team, "note 3 alpha")[0] == "Note 3 alpha"
+    target = team / "learnings" / "ns0" / "note-3.md"
+    before = target.stat().st_mtime_ns
+    with open(target, "w") as fh:  # in place, and the mtime put back: only the size tells
+        fh.write("---\ntitle: Note 3 alpha, rewritten at length\n---\nbody\n")
+    os.utime(target, ns=(before, before))
+    assert _search(home, team, "note 3 alpha")[0] == "Note 3 alpha, rewritten at length"
+
+
+def test_check_never_reads_an_index_of_another_version(tmp_path):
+    """``--check`` opens the stored index read-only; one of another version may hold rows cut
+    another way (an older tokenizer), so it is not searched even when its files match the tree."""
+    team = _tree(tmp_path, 2)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
+    conn = sqlite3.connect(scope.index_path)
+    conn.execute("UPDATE meta SET value = 'old' WHERE name = 'version'")
+    conn.execute("DELETE FROM bodies")
+    conn.execute("DELETE FROM heads")
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # a read-only reader sees the file, not the log
+    conn.close()
+    cfg = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team), "TEAMAI_NOW": "2026-11-30T10:00:00Z"})
+    found = recall.search(cfg, "alpha", lambda m: None, write=False)
+    assert sorted(h.title for h in found.hits) == ["Note 0 alpha", "Note 1 alpha"]
+    found.close()
+
+
+def test_a_refresh_that_fails_midway_leaves_the_index_as_it_was(tmp_path, monkeypatch):
+    team = _tree(tmp_path, 3)
+    home = tmp_path / "home"
+    _search(home, team, "alpha")
+    (team / "learnings" / "ns0" / "note-0.md").unlink()
+    (team / "learnings" / "ns0" / "zebra.md").write_text("---\ntitle: Zebra\n---\nx\n")
+    scope = config.load({"TEAMAI_HOME": str(home), "TEAMAI_TEAM": str(team)}).active
+
+    def full_disk(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    conn = index.open_index(scope)
+    try:
+        monkeypatch.setattr(index_build, "_store", full_disk)
+        with pytest.raises(index.IndexUnwritable):
+            index_build.refresh(conn, scope, lambda m: None)
+        assert not conn.in_transaction
+        titles = [e.title for e in index.entries(conn)]
+    finally:
+        conn.close()
+    assert titles == ["Note 0 alpha", "Note 1 alpha", "Note 2 alpha"]
+
+
 def test_version_change_rebuilds(tmp_path):
     team = _tree(tmp_path, 2)
     home = tmp_path / "home"
