@@ -93,6 +93,20 @@ def test_a_query_is_cut_the_way_the_index_is() -> None:
     assert ranking.query_terms("how do I do it") == ["how", "do", "i", "it"]  # all stop words: all kept
 
 
+# Full-width Latin and digits, half-width kana, a compatibility ideograph (U+F900) and their plain twins.
+WIDE = "ｒｅｄｉｓＲＥＤＩＳ０９＿ｶﾀｶﾅ豈redisREDIS09_カタカナ豈 中文"
+
+
+@given(st.text(alphabet=WIDE, max_size=30))
+def test_a_compatibility_form_is_cut_as_the_character_it_stands_for(text: str) -> None:
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKC", text)
+    assert words.for_index(text) == words.for_index(plain)
+    assert words.query_words(text) == words.query_words(plain)
+    assert ranking.query_terms(text) == ranking.query_terms(plain)
+
+
 def test_a_concept_is_one_term_whatever_its_spellings() -> None:
     # a brand is one word, not three; an abbreviation and its full form are one concept, either way
     assert ranking.query_terms("RocketMQ broker") == ["rocketmq|rocket mq", "broker"]

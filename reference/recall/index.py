@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 else:
     from .._tuples import NamedTuple
 
-INDEX_VERSION = "12"
+INDEX_VERSION = "13"
 
 Warn = Callable[[str], None]
 

@@ -161,6 +161,7 @@ def query_terms(query: str) -> list[str]:
     (``日志|log|logging``), an operator standing alone and its name (``??`` -> ``nullish
     coalescing``). The rest of a Chinese run is cut into its two-character pieces, as
     the index cuts it, each weighing :data:`CJK_PIECE_WEIGHT`."""
+    query = words.folded(query)
     found: list[tuple[str, ...]] = _operators(query)
     if query.isascii():
         found += _latin_concepts(query)

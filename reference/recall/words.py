@@ -152,11 +152,23 @@ def for_index(text: str) -> str:
     return _cut(text, _pieces)
 
 
+def folded(text: str) -> str:
+    """The text with compatibility forms written as what they stand for (NFKC): a Chinese or
+    Japanese keyboard types full-width letters and digits (``ｒｅｄｉｓ``, ``４秒``), half-width
+    kana, and a compatibility ideograph is the same character as its unified twin. The index and
+    the query fold alike, so either spelling finds the other."""
+    if text.isascii():
+        return text
+    import unicodedata  # only for text outside ASCII
+
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
 def _cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
     if not text:
         return ""
     if not text.isascii():
-        text = _cjk().sub(pieces, text)
+        text = _cjk().sub(pieces, folded(text))
     if "_" in text:
         text = text.replace("_", " ")
     return _camel(text)
