@@ -17,7 +17,7 @@ from reference.recall import index, ranking, words
 from reference.recall import run as recall
 from reference.team import config
 
-CJK_CHARS = "消息模型生产者消费者批量发送顺序事务集群部署节点主从同步异步刷盘重试延迟过滤标签デプロイ手順캐시설정배포절차"
+CJK_CHARS = "𨋢𠀀消息模型生产者消费者批量发送顺序事务集群部署节点主从同步异步刷盘重试延迟过滤标签デプロイ手順캐시설정배포절차"
 
 
 def _write(team: Path, files: dict[str, str]) -> Path:

@@ -27,10 +27,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-# Han (with extension A and compatibility), kana, Hangul syllables: scripts written without spaces.
+# Han (with extension A, compatibility, and the two planes of rarer Han: Cantonese 𨋢, names),
+# kana, Hangul syllables: scripts written without spaces.
 # Compiled on first use, by text that is not ASCII: compiling a class this wide costs a fresh
 # process almost 2 ms, which a recall asked in English never needs to pay.
-_CJK_CLASS = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_CJK_CLASS = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff]"
 _cjk_run: re.Pattern[str] | None = None
 # A name with an upper-case letter inside. The look-behind and the possessive runs change no
 # match (a start right after a letter can only succeed where the start before it already did),
