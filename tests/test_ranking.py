@@ -49,12 +49,12 @@ def test_text_is_cut_into_the_words_the_index_holds(text: str, expected: str) ->
     assert words.for_index(text) == expected
 
 
-_PLAIN_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_PLAIN_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff]+")
 _PLAIN_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 
 
 def _plain_name(match: re.Match[str]) -> str:
-    parts = words._CAMEL_PART.findall(match.group(0))
+    parts = re.findall(words._CAMEL_PART, match.group(0))
     return f"{match.group(0)} {' '.join(parts)}" if len(parts) > 1 else match.group(0)
 
 
@@ -64,7 +64,7 @@ def _plain_cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="aBcXyZ09_ -.\né中文合入デプ캐시", max_size=40))
+@given(st.text(alphabet="aBcXyZ09_ -.\né中文合入デプ캐시𨋢", max_size=40))
 def test_the_fast_cut_is_the_plain_cut(text: str) -> None:
     """The shortcuts (ASCII text skips the CJK pass, each name is split once, the name pattern
     never retries inside a word) change no word: the result is the plain rules' result."""
@@ -105,6 +105,11 @@ def test_a_compatibility_form_is_cut_as_the_character_it_stands_for(text: str) -
     assert words.for_index(text) == words.for_index(plain)
     assert words.query_words(text) == words.query_words(plain)
     assert ranking.query_terms(text) == ranking.query_terms(plain)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127) | st.sampled_from("é中文ｒ"), max_size=40))
+def test_words_read_without_re_are_the_words_re_finds(text: str) -> None:
+    assert words.plain_words(text) == re.findall(r"\w+", text.replace("_", " "))
 
 
 def test_a_concept_is_one_term_whatever_its_spellings() -> None:

@@ -19,10 +19,10 @@ way the next refresh fills it again from the tree. A busy file is waited for, ne
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 
+from ..state import jsontext
 from ..state.storage import Refused, ensure_dir, refuse_link
 from ..team.config import Scope
 from . import ranking
@@ -303,8 +303,8 @@ _COLUMNS = ranking._COLUMNS
 
 def _entry(row: tuple[Any, ...]) -> Entry:
     score, kind, tree_path, key, path, title, author, date, tags, relations, snippet = row
-    return Entry(kind, tree_path, key, path, title, author, date, tuple(json.loads(tags or "[]")),
-                 json.loads(relations or "{}"), snippet, round(float(score), 6))
+    return Entry(kind, tree_path, key, path, title, author, date, tuple(jsontext.loads(tags or "[]")),
+                 jsontext.loads(relations or "{}"), snippet, round(float(score), 6))
 
 
 def entries(conn: sqlite3.Connection) -> list[Entry]:
@@ -315,7 +315,7 @@ def entries(conn: sqlite3.Connection) -> list[Entry]:
 
 def entries_at(conn: sqlite3.Connection, tree_paths: Iterable[str]) -> list[Entry]:
     """The indexed assets at these tree paths (those that exist)."""
-    wanted = json.dumps(sorted(set(tree_paths)))
+    wanted = jsontext.dumps(sorted(set(tree_paths)))
     rows = conn.execute(f"SELECT 0, {_COLUMNS} FROM assets a WHERE indexed = 1 AND tree_path IN"
                         " (SELECT value FROM json_each(?)) ORDER BY tree_path", (wanted,)).fetchall()
     return [_entry(r) for r in rows]
@@ -323,7 +323,7 @@ def entries_at(conn: sqlite3.Connection, tree_paths: Iterable[str]) -> list[Entr
 
 def sources_of(conn: sqlite3.Connection, targets: Iterable[str]) -> list[Entry]:
     """The indexed assets whose stored outgoing relations name one of these tree paths."""
-    wanted = json.dumps(sorted(set(targets)))
+    wanted = jsontext.dumps(sorted(set(targets)))
     rows = conn.execute(f"SELECT DISTINCT 0, {_COLUMNS} FROM edges e JOIN assets a ON a.id = e.source"
                         " WHERE a.indexed = 1 AND e.target IN (SELECT value FROM json_each(?))"
                         " ORDER BY a.tree_path", (wanted,)).fetchall()

@@ -102,10 +102,10 @@ recall test names each difference in the hit lists by the names in brackets):
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
+from ..state import jsontext
 from . import words
 from ._sqlite import sqlite3
 
@@ -388,7 +388,7 @@ def _best(conn: sqlite3.Connection, parts: list[tuple[str, str, float, int, str,
         summed = (f"{head}{', '.join(ctes)},"
                   " t(id, s) AS MATERIALIZED (SELECT id, sum(s) FROM m GROUP BY id)")
     hidden = " AND (a.codebase IS NULL OR a.codebase NOT IN (SELECT value FROM json_each(?)))" if withheld else ""
-    extra = [json.dumps(sorted(withheld))] if withheld else []
+    extra = [jsontext.dumps(sorted(withheld))] if withheld else []
     # Only the rows that can make the cut are joined with their asset rows: those scoring at
     # least the limit-th best score (so every tie at the cut is there to be broken by tree path).
     cut = f"SELECT t.s FROM t JOIN assets a ON a.id = t.id WHERE 1{hidden}" if withheld else "SELECT s FROM t"

@@ -24,21 +24,44 @@ word.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # Han (with extension A, compatibility, and the two planes of rarer Han: Cantonese 𨋢, names),
 # kana, Hangul syllables: scripts written without spaces.
-# Compiled on first use, by text that is not ASCII: compiling a class this wide costs a fresh
-# process almost 2 ms, which a recall asked in English never needs to pay.
 _CJK_CLASS = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff]"
-_cjk_run: re.Pattern[str] | None = None
 # A name with an upper-case letter inside. The look-behind and the possessive runs change no
 # match (a start right after a letter can only succeed where the start before it already did),
 # they only spare the engine from trying every letter of every lower-case word again.
-_CAMEL = re.compile(r"(?<![A-Za-z])[A-Za-z][a-z0-9]*+[A-Z][A-Za-z0-9]*+")
-_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_WORD = re.compile(r"\w+")
+_CAMEL = r"(?<![A-Za-z])[A-Za-z][a-z0-9]*+[A-Z][A-Za-z0-9]*+"
+_CAMEL_PART = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
+_WORD = r"\w+"
+_compiled: dict[str, re.Pattern[str]] = {}
+# Every ASCII character but a letter or a digit, as a space: the words of ASCII text without ``re``.
+_ASCII_GAPS = {i: " " for i in range(128) if not chr(i).isalnum()}
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    """A pattern, compiled on first use. ``re`` is imported only then: with ``enum`` and
+    ``functools`` it costs a fresh process about 3 ms, and a recall asked in lower-case English
+    needs none of it (nor the CJK class, whose compiling costs almost 2 ms more)."""
+    found = _compiled.get(source)
+    if found is None:
+        import re
+
+        found = _compiled[source] = re.compile(source)
+    return found
+
+
+def _words(text: str) -> list[str]:
+    """What ``\\w+`` finds: for ASCII text, the runs of letters and digits (and ``_``, which every
+    caller has made a space already)."""
+    if text.isascii() and "_" not in text:
+        return text.translate(_ASCII_GAPS).split()
+    return _pattern(_WORD).findall(text)
 
 
 def _pieces(match: re.Match[str]) -> str:
@@ -54,10 +77,7 @@ def _query_pieces(match: re.Match[str]) -> str:
 
 
 def _cjk() -> re.Pattern[str]:
-    global _cjk_run
-    if _cjk_run is None:
-        _cjk_run = re.compile(_CJK_CLASS + "+")
-    return _cjk_run
+    return _pattern(_CJK_CLASS + "+")
 
 
 def is_single_cjk(word: str) -> bool:
@@ -74,7 +94,7 @@ def _camel(text: str) -> str:
         return text
     if len(text) >= LONG:
         return _camel_by_shape(text)
-    return _CAMEL.sub(_speller(), text)
+    return _pattern(_CAMEL).sub(_speller(), text)
 
 
 def _speller() -> Callable[[re.Match[str]], str]:
@@ -91,7 +111,7 @@ def _speller() -> Callable[[re.Match[str]], str]:
 
 
 def _spelled(word: str) -> str:
-    parts = _CAMEL_PART.findall(word)
+    parts = _pattern(_CAMEL_PART).findall(word)
     return f"{word} {' '.join(parts)}" if len(parts) > 1 else word
 
 
@@ -108,6 +128,8 @@ def _shape() -> tuple[bytes, re.Pattern[bytes]]:
         table = bytearray(b" " * 256)
         for low, high, mark in ((b"a", b"z", b"a"), (b"A", b"Z", b"A"), (b"0", b"9", b"0")):
             table[low[0]:high[0] + 1] = mark * (high[0] - low[0] + 1)
+        import re
+
         _shape_reader = (bytes(table), re.compile(rb"A(?<=[aA0]A)"))
     return _shape_reader
 
@@ -178,7 +200,7 @@ def _cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
 def query_words(query: str) -> list[str]:
     """The distinct lower-case words of a query, in the index's spelling: the same cut, less the
     run's last character on its own (a two-character piece already holds it)."""
-    return list(dict.fromkeys(w.lower() for w in _WORD.findall(_cut(query, _query_pieces))))
+    return list(dict.fromkeys(w.lower() for w in _words(_cut(query, _query_pieces))))
 
 
 def cjk_runs(text: str):
@@ -192,14 +214,14 @@ def has_cjk(text: str) -> bool:
 
 def plain_words(text: str) -> list[str]:
     """The words of a text without those scripts, as written (``snake_case`` cut at ``_``)."""
-    return _WORD.findall(text.replace("_", " "))
+    return _words(text.replace("_", " "))
 
 
 def name_parts(word: str) -> list[str]:
     """The parts of a ``camelCase`` name (``RocketMQ`` -> ``Rocket``, ``MQ``); one part otherwise."""
-    if word.islower() or _CAMEL.fullmatch(word) is None:
+    if word.islower() or _pattern(_CAMEL).fullmatch(word) is None:
         return [word]
-    return _CAMEL_PART.findall(word)
+    return _pattern(_CAMEL_PART).findall(word)
 
 
 def pieces_phrase(term: str) -> str:
