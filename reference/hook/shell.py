@@ -21,7 +21,9 @@ Verbs (the command's base name, so ``/usr/bin/cat`` is ``cat``):
 
 ======  =====================================================================================
 read    cat bat batcat less more head tail nl; ``sed -n`` with only print commands (never
-        ``-i``); Get-Content, gc, type (any letter case), and cat in PowerShell, where it is
+        ``-i``), each with any address sed takes (``N``, ``$``, ``first~step``, ``/re/`` or
+        ``\\%re%`` with ``I``/``M``, a range, a ``!`` after it); Get-Content, gc, type (any letter
+        case), and cat in PowerShell, where it is
         Get-Content. The doc must be a file operand, not an option's value (``head -n 5
         doc``: ``5`` is the value of ``-n``). Get-Content's parameters bind as PowerShell binds
         them: ``-LiteralPath:doc`` (a colon-bound value) and ``-Lit doc`` (a unique prefix).
@@ -201,14 +203,16 @@ def strip_wrappers(words: tuple[Word, ...]) -> tuple[Word, ...]:
 
 _READERS: dict[str, _Options] = {
     "cat": _Options("", frozenset()),
-    "bat": _Options("lmrHd", frozenset({
+    # bat's -d is --diff, a switch: the word after it is still a file operand.
+    "bat": _Options("lmrH", frozenset({
         "language", "map-syntax", "line-range", "highlight-line", "style", "theme", "tabs", "wrap",
         "terminal-width", "color", "italic-text", "decorations", "paging", "pager", "file-name",
-        "diff-context", "ignored-suffix", "binary", "squeeze-limit", "nonprintable-notation",
+        "diff-context", "gitsigns", "ignored-suffix", "binary", "squeeze-limit", "nonprintable-notation",
         "strip-ansi"})),
-    "less": _Options("bhjkoOpPtTxyz#", frozenset({"log-file", "LOG-FILE", "pattern", "prompt", "tag",
-                                                    "tag-file", "tabs", "shift", "window", "max-back-scroll",
-                                                    "max-forw-scroll", "buffers", "jump-target"})),
+    "less": _Options('bDhjkoOpPtTxyz#"', frozenset({
+        "log-file", "LOG-FILE", "pattern", "prompt", "tag", "tag-file", "tabs", "shift", "window",
+        "max-back-scroll", "max-forw-scroll", "buffers", "jump-target", "lesskey-file", "color", "quotes",
+        "line-num-width", "rscroll", "status-col-width", "wheel-lines"})),
     "more": _Options("n", frozenset({"lines"})),
     "head": _Options("nc", frozenset({"lines", "bytes"})),
     "tail": _Options("ncs", frozenset({"lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"})),
@@ -250,8 +254,20 @@ def _ps_param(name: str) -> str:
     return _PS_PARAMS[found[0]] if len(found) == 1 else "switch"
 
 _SED = _Options("efl", frozenset({"expression", "file", "line-length"}))
-_SED_ADDR = r"(?:\d+|\$|/(?:[^/\\]|\\.)*/)"
-_SED_PART = re.compile(rf"^\s*(?:{_SED_ADDR}(?:\s*,\s*(?:{_SED_ADDR}|\+\d+))?)?\s*([pq])\s*$")
+
+
+def _sed_address(group: str) -> str:
+    """One sed address: a line number (GNU's ``first~step`` too), ``$``, or a regular expression
+    between slashes or between any other delimiter after a backslash (``\\%re%``), with GNU's ``I``
+    and ``M`` flags."""
+    return (rf"(?:\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/[IM]*"
+            rf"|\\(?P<{group}>[^\\\n])(?:(?!(?P={group}))[^\\]|\\.)*(?P={group})[IM]*)")
+
+
+# One command of a print script: an optional address or range (``N,+M`` and GNU's ``N,~M`` too), an
+# optional ``!`` after it (every line but those), then ``p`` or ``q``.
+_SED_PART = re.compile(rf"^\s*(?:{_sed_address('d1')}(?:\s*,\s*(?:{_sed_address('d2')}|[+~]\d+))?\s*(?:!\s*)?)?"
+                       rf"(?P<command>[pq])\s*$")
 
 _SEARCHERS: dict[str, _Options] = {
     "grep": _Options("efmABCdD", frozenset({
@@ -332,7 +348,7 @@ def _read_action(verb: str, args: tuple[Word, ...], simple: bool, dialect: str =
             scripts, rest = [rest[0].text], rest[1:]
         parts = [p for s in scripts for p in re.split(r"[;\n]", s) if p.strip()]
         matches = [_SED_PART.match(p) for p in parts]
-        if not parts or not all(matches) or not any(m and m.group(1) == "p" for m in matches):
+        if not parts or not all(matches) or not any(m and m.group("command") == "p" for m in matches):
             return Action(OTHER, verb, reason="the sed script is not only print commands")
         return Action(READ, verb, tuple(rest), simple, reason="sed -n with print commands shows its files")
     found, rest = split_args(args, _READERS[verb], plus_prefix=_PLUS_OPTIONS.get(verb, ""))

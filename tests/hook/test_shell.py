@@ -42,6 +42,8 @@ def test_bobs_compound_command_does_not_count() -> None:
     f"tail {DOC}", f"nl {DOC}", f"sed -n 5p {DOC}", f"sed -n '$p' {DOC}", f"sed -n '1,80p' {DOC}",
     f"sed -n -e '1,80p' {DOC}", f"sed -ne 5p {DOC}", f"sed --quiet '10,+5p' {DOC}",
     f"sed -n '1,80p;80q' {DOC}", f"sed -n '/redis/p' {DOC}", f"sed -n -E '3p' {DOC}",
+    f"sed -n '1~2p' {DOC}", f"sed -n '$!p' {DOC}", f"sed -n '/^#/!p' {DOC}", f"sed -n '1 ! p' {DOC}",
+    f"sed -n '/REDIS/Ip' {DOC}", f"sed -n '\\,redis,p' {DOC}", f"sed -n '1,~4p' {DOC}", f"sed -n '0,/x/p' {DOC}",
     f"Get-Content {DOC}", f"gc {DOC}", f"type {DOC}", f"GET-CONTENT {DOC}", f"get-content -Path {DOC}",
     f"Get-Content -TotalCount 20 {DOC}", f"Get-Content -LiteralPath {DOC} -Raw",
 ])
@@ -68,6 +70,15 @@ def test_every_read_verb_reads_its_file_operand(command: str) -> None:
     (f"cat -n {DOC} docs/a.md", [DOC, "docs/a.md"]),
     (f"cat -- -odd.md {DOC}", ["-odd.md", DOC]),
     ("head -n learnings/x.md", []),
+    (f"bat -d {DOC}", [DOC]),  # bat's -d is --diff, a switch
+    (f"bat --gitsigns modern {DOC}", [DOC]),
+    (f"less -D Nk {DOC}", [DOC]),
+    (f"less -\\\" '<>' {DOC}", [DOC]),
+    (f"less --lesskey-file keys {DOC}", [DOC]),
+    (f"less --color Nk {DOC}", [DOC]),
+    (f"less --quotes '<>' {DOC}", [DOC]),
+    (f"less --line-num-width 4 --status-col-width 2 {DOC}", [DOC]),
+    (f"less --rscroll - --wheel-lines 3 {DOC}", [DOC]),
 ])
 def test_option_values_are_not_file_operands(command: str, operands: list[str]) -> None:
     assert read_operands(command) == operands
@@ -81,7 +92,7 @@ def test_a_doc_given_as_an_option_value_is_not_read() -> None:
 @pytest.mark.parametrize("command", [
     f"sed -i -n 1p {DOC}", f"sed -ni 1p {DOC}", f"sed --in-place -n 1p {DOC}", f"sed -n -i.bak 1p {DOC}",
     f"sed 1,80p {DOC}", f"sed -n 's/a/b/p' {DOC}", f"sed -n 1d {DOC}", f"sed -n -f script.sed {DOC}",
-    f"sed -n '1,80p;s/x/y/' {DOC}", f"sed -n 5q {DOC}", "sed -n",
+    f"sed -n '1,80p;s/x/y/' {DOC}", f"sed -n 5q {DOC}", "sed -n", f"sed -n '!p' {DOC}", f"sed -n '2,4{{p}}' {DOC}",
 ])
 def test_sed_outside_the_print_form_is_not_a_read(command: str) -> None:
     assert shell.analyze(command).kind == shell.OTHER
