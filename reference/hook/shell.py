@@ -23,10 +23,10 @@ Verbs (the command's base name, so ``/usr/bin/cat`` is ``cat``):
 read    cat bat batcat less more head tail nl; ``sed -n`` with only print commands (never
         ``-i``), each with any address sed takes (``N``, ``$``, ``first~step``, ``/re/`` or
         ``\\%re%`` with ``I``/``M``, a range, a ``!`` after it); Get-Content, gc, type (any letter
-        case), and cat in PowerShell, where it is
-        Get-Content. The doc must be a file operand, not an option's value (``head -n 5
-        doc``: ``5`` is the value of ``-n``). Get-Content's parameters bind as PowerShell binds
-        them: ``-LiteralPath:doc`` (a colon-bound value) and ``-Lit doc`` (a unique prefix).
+        case), and cat in PowerShell, where it is Get-Content. The doc must be a file operand,
+        not an option's value (``head -n 5 doc``: ``5`` is the value of ``-n``). Get-Content's
+        parameters bind as PowerShell binds them: ``-LiteralPath:doc`` (a colon-bound value)
+        and ``-Lit doc`` (a unique prefix).
 search  rg grep egrep fgrep ag ack, ``git grep``: decided by the search rule on the output.
 list    ls find fd fdfind tree, ``rg --files``, ``git ls-files``, ``ag -g``, ``ack -f/-g``:
         never evidence.
