@@ -30,7 +30,7 @@ from table import Report
 
 PEER_NAME = f"teamai-cli {peer.VERSION}"
 WARM_UPS = 2
-WARM_GOALS = {10_000: 5.0, 50_000: 7.0}  # warm recall, times the floor
+WARM_GOALS = {10_000: 4.0, 50_000: 7.0}  # warm recall, times the floor (10k: issue 37's)
 CHANGED_GOALS = {10_000: 8.0}  # recall right after one asset changed, times the floor
 COLD_GOALS_S = {"50000": 10.0, "real-real-team-a": 1.5}  # cold index build, seconds, by tree key
 PEER_GOAL_SIZE, PEER_GOAL = 10_000, 5.0  # at 10k, the peer takes at least this many times longer
