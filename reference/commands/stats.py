@@ -8,8 +8,9 @@ as they do for votes), newest first by its newest run:
   agent its environment named; null when neither is known;
 - ``runs``: settled runs;
 - ``recalled``: distinct docs those runs printed (a doc is its scope and vote key);
-- ``adopted``: distinct docs credited to the session (consumed lines that credited); reads that
-  are still pending do not count.
+- ``adopted``: distinct docs credited to the session (consumed lines that credited), each credit
+  under the root its session has now, as the reducer counts it (a child credited as a root of its
+  own before its link arrived counts for its new root); reads that are still pending do not count.
 
 The rows come from the reducer's own model, so stats and votes can never disagree about which
 session a run belongs to.
@@ -39,7 +40,7 @@ def rows(model: reducer.Model, last: int = LAST) -> list[dict[str, Any]]:
         for rec in consumed:
             root, key = rec.get("session"), rec.get("key")
             if rec.get("credited") is True and isinstance(root, str) and isinstance(key, str):
-                adopted.setdefault(root, set()).add(key)
+                adopted.setdefault(model.roots.root(root), set()).add(key)
     out: list[tuple[float, str, dict[str, Any]]] = []
     for root, runs in model.runs.items():
         newest = max(runs, key=lambda r: (r.ts, r.run))

@@ -49,6 +49,18 @@ def test_stats_rows_newest_first_with_their_columns(lab):
                                                    ["ses-a", "claude", "2", "3", "2"]]
 
 
+def test_stats_counts_a_credit_under_the_root_its_session_has_now(lab):
+    # The child credits the doc as a root of its own; its link arrives after that Stop, so the
+    # credit's consumed line names the child. The run and the credit both count for the parent now.
+    lab.write([run(0, "r-k", "kid", [lab.doc("d1")], agent="opencode"), evidence(5, "kid", lab.path("d1"))])
+    lab.reduce(at=10)
+    lab.append([link(20, "kid", "ses-p"), evidence(30, "ses-p", lab.path("d1"))])
+    lab.reduce(at=40)  # the parent's read is covered by the child's credit
+    code, out, err = run_cli(lab, "stats", "--json", at=50)
+    assert code == 0, err
+    assert json.loads(out) == [{"session": "ses-p", "agent": "opencode", "runs": 1, "recalled": 1, "adopted": 1}]
+
+
 def test_stats_shows_only_the_last_ten_sessions(lab):
     lab.write([run(i * 60, f"r-{i}", f"ses-{i:02d}", [lab.doc("d1")]) for i in range(12)])
     code, out, _ = run_cli(lab, "stats", "--json")
