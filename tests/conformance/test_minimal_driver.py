@@ -43,4 +43,9 @@ def test_the_minimal_driver_passes_its_slice_as_the_reference_does(tmp_path):
     for case, line in mine.items():
         if line["outcome"] == outcomes.NOT_APPLICABLE:
             assert line["lacking"] and set(line["lacking"]) <= UNDECLARED, (case, line["lacking"])
-    assert all(mine[case]["observed"] == reference[case]["observed"] for case in ran)
+    # What the driver was asked to observe, it observed as the reference did; what a case checks only
+    # in its profile (stats rows, say) is asked of a driver that declares the profile alone.
+    for case in ran:
+        seen = {k: v for k, v in mine[case]["observed"].items() if v is not None}
+        assert seen == {k: reference[case]["observed"][k] for k in seen}, case
+        assert set(mine[case]["observed"]) == set(reference[case]["observed"]), case
