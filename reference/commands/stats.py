@@ -38,9 +38,9 @@ def rows(model: reducer.Model, last: int = LAST) -> list[dict[str, Any]]:
     adopted: dict[str, set[str]] = {}
     for consumed in model.consumed.values():
         for rec in consumed:
-            root, key = rec.get("session"), rec.get("key")
-            if rec.get("credited") is True and isinstance(root, str) and isinstance(key, str):
-                adopted.setdefault(model.roots.root(root), set()).add(key)
+            session, key = rec.get("session"), rec.get("key")
+            if rec.get("credited") is True and isinstance(session, str) and isinstance(key, str):
+                adopted.setdefault(model.roots.root(session), set()).add(key)
     out: list[tuple[float, str, dict[str, Any]]] = []
     for root, runs in model.runs.items():
         newest = max(runs, key=lambda r: (r.ts, r.run))

@@ -1,12 +1,12 @@
-"""JSON for the Stop, without the ``json`` package.
+"""JSON for the Stop and a warm recall, without the ``json`` package.
 
-A Stop is a fresh interpreter on every turn of every agent. ``import json`` brings ``re``, and
-with it ``enum``, ``functools`` and ``collections``: together they cost a fresh process about as
-much as the interpreter's own start, while the parsing and writing itself is done by the C
-accelerator ``_json`` that the package wraps. This module calls that accelerator directly, with
-the settings the package uses by default, so a value, a document and an error read here are
-those ``json.loads`` gives, and :func:`dumps` writes what ``json.dumps(obj, ensure_ascii=False,
-separators=(",", ":"))`` writes (the log's spelling). Where the accelerator is missing (another
+A Stop is a fresh interpreter on every turn of every agent, and a recall one on every question.
+``import json`` brings ``re``, and with it ``enum``, ``functools`` and ``collections``: together
+they cost a fresh process about as much as the interpreter's own start, while the parsing and
+writing itself is done by the C accelerator ``_json`` that the package wraps. This module calls
+that accelerator directly, with the settings the package uses by default, so a value, a document
+and an error read here are those ``json.loads`` gives, and :func:`dumps` writes what
+``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))`` writes (the log's spelling). Where the accelerator is missing (another
 Python), or for the rare bytes ``json`` would decode as UTF-16 or UTF-32, the package does it.
 """
 
