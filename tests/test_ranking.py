@@ -87,9 +87,10 @@ def test_names_read_by_their_shape_are_the_names_the_pattern_finds(text: str) ->
 def test_a_query_is_cut_the_way_the_index_is() -> None:
     assert words.query_words("MR 合入后 hook 没触发") == ["mr", "合入", "入后", "hook", "没触", "触发"]
     assert words.query_words("锁 超时") == ["锁", "超时"]
-    # a glossary term is one concept with its English words; the pieces across its edges stay
-    assert ranking.query_terms("怎么查哪些分支包含某个 commit") == ["查哪", "些分", "分支|branch", "支包", "包含", "含某",
-                                                               "commit"]
+    # a word is one concept with its English words (a glossary term's, or a dictionary word's
+    # everyday senses, marked ~); a piece across two words is marked ^, a stop word goes
+    assert ranking.query_terms("怎么查哪些分支包含某个 commit") == [
+        "^查哪", "^些分", "分支|branch", "^支包", "包含|~contain|~embody|~include", "^含某", "commit"]
     assert ranking.query_terms("how do I do it") == ["how", "do", "i", "it"]  # all stop words: all kept
 
 
@@ -118,8 +119,27 @@ def test_a_concept_is_one_term_whatever_its_spellings() -> None:
     assert ranking.query_terms("open a PR") == ["open", "pr|pull request"]
     assert ranking.query_terms("open a pull request") == ["open", "pull request|pr"]
     assert ranking.query_terms("configuration") == ["configuration"]  # one full word is not shortened
-    assert ranking.query_terms("单元测试和日志") == ["单元 元测 测试|unit test", "试和", "和日", "日志|log|logging"]
+    assert ranking.query_terms("单元测试和日志") == ["单元 元测 测试|unit test", "^试和", "^和日", "日志|log|logging"]
     assert ranking.query_terms("锁") == ["锁"]  # a run of one character is still searched
+
+
+def test_a_dotted_name_is_one_concept_the_phrase_of_its_parts(tmp_path: Path) -> None:
+    assert ranking.query_terms("nested cases with t.Run, e.g. in go.work") == [
+        "nested", "cases", "t run", "e", "g", "go work"]
+    team = _write(tmp_path / "team", {
+        "docs/a.md": "# Runs\n\nRun the suite; t is the time.\n",
+        "docs/b.md": "# Subtests\n\nCall t.Run for each case.\n"})
+    # both pages hold "t" and "run"; only b.md writes the name, though a tie would put a.md first
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "t.Run")][0] == "docs/b.md"
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="ab_.1 e(é", max_size=24))
+def test_dotted_names_are_found_without_a_pattern_only_where_there_are_none(text: str) -> None:
+    """The scan that spares a question the pattern never misses a name the pattern finds."""
+    found = [m.span() for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", text)
+             if any(len(part) > 1 for part in m.group().split("."))]
+    assert words.dotted_names(text) == found
 
 
 def test_an_operator_written_as_symbols_is_looked_for_by_its_name(tmp_path: Path) -> None:

@@ -40,15 +40,17 @@ def test_recall_prints_hits_with_run_id_and_records_run(cli, home, team):
 def test_a_warm_recall_in_plain_english_imports_neither_json_nor_re(cli):
     """The interpreter's start is most of a warm recall: ``json`` and ``re`` (with ``enum``) would
     add about a tenth of it, so the path keeps to the log's JSON module and reads plain words
-    without patterns. ``-S``: a site's own start-up may import them for its own reasons."""
+    without patterns; nor does it open the Chinese word list. ``-S``: a site's own start-up may
+    import them for its own reasons."""
     import subprocess
     import sys
 
     assert cli("recall", "warm", "up").code == 0  # the index is built (which may use them)
     root = str(Path(__file__).resolve().parents[1])
     code = (f"import sys; sys.path.insert(0, {root!r}); from reference.cli import main\n"
-            "code = main(['recall', 'redis client timeout'])\n"
-            "print(code, sorted(m for m in ('json', 're', 'enum') if m in sys.modules))")
+            "code = main(['recall', 'redis client timeout, e.g.'])\n"
+            "print(code, sorted(m for m in ('json', 're', 'enum', 'reference.recall.cedict_words')"
+            " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=cli.env,
                          timeout=120, check=True)
     assert "[1/2] [learnings] Redis client times out under load" in out.stdout

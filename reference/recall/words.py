@@ -39,6 +39,8 @@ _CJK_CLASS = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff
 _CAMEL = r"(?<![A-Za-z])[A-Za-z][a-z0-9]*+[A-Z][A-Za-z0-9]*+"
 _CAMEL_PART = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
 _WORD = r"\w+"
+# A dotted name: parts that start with a letter, joined by dots, not inside a longer dotted run.
+_DOTTED = r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
 _compiled: dict[str, re.Pattern[str]] = {}
 # Every ASCII character but a letter or a digit, as a space: the words of ASCII text without ``re``.
 _ASCII_GAPS = {i: " " for i in range(128) if not chr(i).isalnum()}
@@ -215,6 +217,25 @@ def has_cjk(text: str) -> bool:
 def plain_words(text: str) -> list[str]:
     """The words of a text without those scripts, as written (``snake_case`` cut at ``_``)."""
     return _words(text.replace("_", " "))
+
+
+def dotted_names(text: str) -> list[tuple[int, int]]:
+    """Where a text writes dotted names (``t.Run``, ``go.work``, ``cleanup.policy``,
+    ``pyproject.toml``), as (start, end); not those of single letters (``e.g.``). The index keeps
+    no dots, so such a name is found as the phrase of its parts. A text without a dot between a
+    word character and a letter is answered without a pattern."""
+    at = text.find(".", 1)
+    while at != -1:  # a dot between a word character and a letter, one of them in a longer part
+        before, after = text[at - 1], text[at + 1:at + 2]
+        if (before.isalnum() or before == "_") and (after.isalpha() or after == "_") and (
+                (at >= 2 and (text[at - 2].isalnum() or text[at - 2] == "_"))
+                or text[at + 2:at + 3].isalnum() or text[at + 2:at + 3] == "_"):
+            break
+        at = text.find(".", at + 1)
+    else:
+        return []
+    return [m.span() for m in _pattern(_DOTTED).finditer(text)
+            if any(len(part) > 1 for part in m.group().split("."))]
 
 
 def name_parts(word: str) -> list[str]:
