@@ -66,15 +66,13 @@ def _words(text: str) -> list[str]:
     return _pattern(_WORD).findall(text)
 
 
-def _pieces(match: re.Match[str]) -> str:
-    run = match.group(0)
+def _pieces(run: str) -> str:
     if len(run) == 1:
         return f" {run} "
     return " " + " ".join(run[i:i + 2] for i in range(len(run) - 1)) + f" {run[-1]} "
 
 
-def _query_pieces(match: re.Match[str]) -> str:
-    run = match.group(0)
+def _query_pieces(run: str) -> str:
     return " " + " ".join(run[i:i + 2] for i in range(max(1, len(run) - 1))) + " "
 
 
@@ -190,30 +188,36 @@ def folded(text: str) -> str:
       in the page and the question alike."""
     if text.isascii():
         return text
+    return _cjk().sub(_simplified_run, _nfkc(text))
+
+
+def _nfkc(text: str) -> str:
     import unicodedata  # only for text outside ASCII
 
-    if not unicodedata.is_normalized("NFKC", text):
-        text = unicodedata.normalize("NFKC", text)
-    return text.translate(_simplified()) if _cjk().search(text) else text
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
 _simplified_table: dict[int, int] | None = None
 
 
-def _simplified() -> dict[int, int]:
+def _simplified_run(match: re.Match[str]) -> str:
+    """A run of those scripts with its traditional characters simplified (every character of the
+    table is in the run's class, so folding the runs folds the text)."""
     global _simplified_table
     if _simplified_table is None:
         from .cedict_traditional import SIMPLIFIED, TRADITIONAL
 
         _simplified_table = str.maketrans(TRADITIONAL, SIMPLIFIED)
-    return _simplified_table
+    return match.group().translate(_simplified_table)
 
 
-def _cut(text: str, pieces: Callable[[re.Match[str]], str]) -> str:
+def _cut(text: str, pieces: Callable[[str], str]) -> str:
+    """The text folded (:func:`folded`) and cut into words: each run of those scripts is folded and
+    cut into pieces in one pass over the text."""
     if not text:
         return ""
     if not text.isascii():
-        text = _cjk().sub(pieces, folded(text))
+        text = _cjk().sub(lambda run: pieces(_simplified_run(run)), _nfkc(text))
     if "_" in text:
         text = text.replace("_", " ")
     return _camel(text)
