@@ -7,7 +7,7 @@ that spells the word the American way, and most pages of a software tree do: the
 not join the two ("customis" and "custom"). breame, a maintained list of words with British and
 American spellings (1,730 British words), gives recall the American spelling of each, looked for
 beside the question's own (``glossary.american``). Only that way round: an American question then costs
-nothing more, and looking for the British spelling too changed no question of the relevance sets.
+nothing more, and looking for the British spelling too moved one question of the relevance sets, down.
 
 breame is © Charles Pierse under the Apache License 2.0; the table written here is derived from
 it and says so in its header.

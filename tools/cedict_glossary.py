@@ -15,7 +15,7 @@ to load on a recall; this table is a few hundred entries.
 
 The word list serves two needs of a Chinese question about a mostly English tree. Its words tell
 where the question's words end, so a two-character piece that straddles two words ("个显" in
-"一个显示") is not searched for. And its everyday senses translate the words the glossary does not
+"一个显示") counts only a little. And its everyday senses translate the words the glossary does not
 have (工具 "tool", 显示 "show"): the first three senses of each word, at most two English words
 each, leaving out what is not a translation (classifiers, variants, surnames, cross-references,
 abbreviations, senses marked as dialect, old or literary usage). Proper nouns (capitalised pinyin)
@@ -44,6 +44,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from reference.recall.ranking import ENGLISH_STOP  # noqa: E402  (a sense recall would drop as a stop word)
+
 OUT = ROOT / "reference" / "recall" / "cedict_computing.py"
 WORDS_OUT = ROOT / "reference" / "recall" / "cedict_words.txt"
 TRADITIONAL_OUT = ROOT / "reference" / "recall" / "cedict_traditional.py"
@@ -62,9 +65,6 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 # a surname, an abbreviation, or a sense marked as regional, old, literary or slang.
 _NOT_SENSE = re.compile(r"(?:CL:|(?:old |archaic |erhua )?variant of|see |surname|abbr\.|also written|used in|"
                         r"pr\.|\((?:Tw|old|dialect|classical|archaic|literary|slang|Internet slang|coll\.|bound form)\))")
-_STOP = frozenset("a an and are as at be but by for from how i if in into is it its me my of on or our so that "
-                  "the their then there these this to was we what when where which who why will with you your "
-                  "do does did can could should would".split())
 
 
 def senses(definitions: str) -> tuple[str, ...]:
@@ -91,7 +91,7 @@ def everyday_senses(definitions: str) -> tuple[str, ...]:
                 continue
             for part in _ASIDE.sub("", meaning).split(","):
                 sense = _NOT_WORD.sub("", _LEAD.sub("", part.strip().lower())).strip()
-                if sense and len(sense.split()) <= EVERYDAY_WORDS and sense not in _STOP and sense not in found:
+                if sense and len(sense.split()) <= EVERYDAY_WORDS and sense not in ENGLISH_STOP and sense not in found:
                     found.append(sense)
     return tuple(found[:EVERYDAY_SENSES])
 

@@ -129,7 +129,7 @@ BODY_K1, BODY_B = 2.0, 0.9
 PRUNE_FROM = 3000  # rows to score before a search first scores only the documents of its rarest part
 VIEWS = ("bodies", "heads")
 
-_STOP = frozenset(
+ENGLISH_STOP = frozenset(
     "a an and are as at be but by for from how i if in into is it its me my of on or our so that the "
     "their then there these this to was we what when where which who why will with you your do does did "
     "can could should would".split()
@@ -145,7 +145,7 @@ _CJK_PARTICLES = frozenset("的么吗呢吧啊")
 
 
 def _stop(word: str) -> bool:
-    return word in _STOP or word in _CJK_STOP or (len(word) <= 2 and any(c in _CJK_PARTICLES for c in word))
+    return word in ENGLISH_STOP or word in _CJK_STOP or (len(word) <= 2 and any(c in _CJK_PARTICLES for c in word))
 
 
 # A query term is a concept: its spellings, joined by ALT (``pr|pull request``). A spelling may
