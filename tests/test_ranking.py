@@ -150,7 +150,7 @@ def test_a_dotted_name_is_one_concept_the_phrase_of_its_parts(tmp_path: Path) ->
 
 @settings(max_examples=400)
 @given(st.text(alphabet="ab_.1 e(é", max_size=24))
-def test_dotted_names_are_found_without_a_pattern_only_where_there_are_none(text: str) -> None:
+def test_the_scan_for_dotted_names_misses_none_the_pattern_finds(text: str) -> None:
     """The scan that spares a question the pattern never misses a name the pattern finds."""
     found = [m.span() for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", text)
              if any(len(part) > 1 for part in m.group().split("."))]
