@@ -6,8 +6,9 @@ they cost a fresh process about as much as the interpreter's own start, while th
 writing itself is done by the C accelerator ``_json`` that the package wraps. This module calls
 that accelerator directly, with the settings the package uses by default, so a value, a document
 and an error read here are those ``json.loads`` gives, and :func:`dumps` writes what
-``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))`` writes (the log's spelling). Where the accelerator is missing (another
-Python), or for the rare bytes ``json`` would decode as UTF-16 or UTF-32, the package does it.
+``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))`` writes (the log's spelling). Where
+the accelerator is missing (another Python), or for the rare bytes ``json`` would decode as UTF-16
+or UTF-32, the package does it.
 """
 
 from __future__ import annotations
