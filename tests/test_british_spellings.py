@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_ranking import _hits, _write
 
-from reference.recall import glossary, ranking
+from reference.recall import glossary, ranking, word_lists
 
 _spec = importlib.util.spec_from_file_location("british_spellings",
                                                Path(__file__).parents[1] / "tools" / "british_spellings.py")
@@ -51,7 +51,7 @@ def test_the_written_table_says_its_source_and_licence(tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "Apache License 2.0" in text and "breame-0.1.2.tar.gz" in text
     assert _pairs(text) == tool.spellings(SOURCE)
-    committed = Path(glossary.BRITISH).read_text(encoding="utf-8")
+    committed = Path(word_lists.BRITISH_SPELLINGS).read_text(encoding="utf-8")
     assert "Apache License 2.0" in committed and len(_pairs(committed)) > 1500
 
 
@@ -61,7 +61,7 @@ def _pairs(text: str) -> dict[str, str]:
 
 
 def test_every_committed_pair_is_found_and_nothing_else() -> None:
-    for word, american in _pairs(Path(glossary.BRITISH).read_text(encoding="utf-8")).items():
+    for word, american in _pairs(Path(word_lists.BRITISH_SPELLINGS).read_text(encoding="utf-8")).items():
         assert glossary.american(word) == american
     for word in ("color", "colo", "olour", "colours ", "", "\t", "customize", "#"):
         assert glossary.american(word) is None

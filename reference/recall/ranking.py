@@ -114,6 +114,7 @@ from collections.abc import Sequence
 from ..state import jsontext
 from . import words
 from ._sqlite import sqlite3
+from .glossary import LOOSE
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
@@ -149,9 +150,9 @@ def _stop(word: str) -> bool:
 
 
 # A query term is a concept: its spellings, joined by ALT (``pr|pull request``). A spelling may
-# carry a mark that says it is weaker evidence: LOOSE, an everyday sense of a Chinese word
-# (``显示|~show``, as ``glossary.LOOSE``), or ACROSS, a piece across two Chinese words (``^个显``).
-LOOSE, ACROSS = "~", "^"
+# carry a mark that says it is weaker evidence: ``glossary.LOOSE``, an everyday sense of a Chinese
+# word (``显示|~show``), or ACROSS, a piece across two Chinese words (``^个显``).
+ACROSS = "^"
 ALT = "|"
 CJK_PIECE_WEIGHT = 0.5  # a two-character piece of a Chinese run: each character stands in two of them
 # A concept asked in Chinese and found through its English words (glossary.py) weighs this much
