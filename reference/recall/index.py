@@ -2,12 +2,13 @@
 
 Why FTS5: one file, no server, no dependency, incremental updates, and ``bm25()``. Each asset is
 stored in two FTS5 tables, its body (``bodies``) and its heads (``heads``: title, tags, about,
-name; see ``fields.py``), and its body's length in words in ``lengths``. ``ranking.py`` scores each query word in each table on its own (the
-best of its spellings) and adds the two tables' scores. No column or table carries a weight:
-``bm25()`` is called without weights, so the four heads columns count alike. A word in the heads
-counts for more only through BM25 itself: its heads score comes on top of its body score, with
-the idf the word has among the heads, and judged against the length of the heads rather than of
-the whole document. (The only weights are the query's, on its words: ``ranking.py``.)
+name; see ``fields.py``), and its body's length in words in ``lengths``. ``ranking.py`` scores
+each concept of a query in each table on its own (the best of its spellings) and adds the two
+tables' scores. No column or table carries a weight: ``bm25()`` is called without weights, so the
+four heads columns count alike. A word in the heads counts for more only through BM25 itself: its
+heads score comes on top of its body score, with the idf the word has among the heads, and judged
+against the length of the heads rather than of the whole document. (The only weights are the
+query's, on its concepts: ``ranking.py``.)
 
 Why two modules: this one is the file and what is read from it (the schema and its
 ``INDEX_VERSION``, opening it, the searches and look-ups recall and relations make); filling it
