@@ -268,7 +268,10 @@ def cmd_index(args: argparse.Namespace, io: Io) -> int:
         from .recall import asset_rows
         from .team import tree
 
-        found = [p for scope in cfg.scopes for p in asset_rows.problems(tree.walk(scope.team, scope.learnings_roots))]
+        found = []
+        for scope in cfg.scopes:
+            skipped: list[str] = []
+            found += asset_rows.problems(tree.walk(scope.team, scope.learnings_roots, skipped), skipped)
         for problem in found:
             io.stdout.write(f"{problem}\n")
         if not found:
@@ -282,7 +285,7 @@ def cmd_index(args: argparse.Namespace, io: Io) -> int:
 
 
 def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
-    from .recall import index, index_build
+    from .recall import asset_rows, index, index_build
     from .state.clock import now
     from .state.storage import lock_wait
 
@@ -293,7 +296,11 @@ def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
             return EXIT_INPUT
         try:
-            changed = index_build.refresh(conn, scope, warn, now(io.env).timestamp(), force=True)  # every file
+            skipped: list[str] = []
+            changed = index_build.refresh(conn, scope, warn, now(io.env).timestamp(), force=True,  # every file
+                                          skipped=skipped)
+            for path in skipped:
+                warn(asset_rows.misnamed(path))
             total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
         except index.IndexUnwritable as exc:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")

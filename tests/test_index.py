@@ -365,9 +365,9 @@ def _record_walks(monkeypatch) -> list:
     calls: list = []
     real = tree.walk_with_dirs
 
-    def spy(team, roots, within=None):
+    def spy(team, roots, within=None, skipped=None):
         calls.append(within)
-        return real(team, roots, within)
+        return real(team, roots, within, skipped)
 
     monkeypatch.setattr(tree, "walk_with_dirs", spy)
     return calls

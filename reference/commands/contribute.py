@@ -104,11 +104,18 @@ def run(args: argparse.Namespace, io: Io) -> int:
     if not title:
         io.error("the title is empty; give the learning a title with --title")
         return EXIT_USAGE
+    if not tree.utf8(title):  # bytes the terminal's encoding could not read: the learning's name and frontmatter
+        io.error(f"the title {tree.shown(title)} is not UTF-8 text; give it again as UTF-8")
+        return EXIT_USAGE
     cfg = config.load(io.env, args.team, args.user_team)
     scope = cfg.active
     problem = config.team_problem(scope.team)
     if problem:
         raise config.ConfigError(problem)
+    if not tree.utf8(scope.learnings_roots[0]):  # recall's walk leaves it out: the learning would never be found
+        io.error(f"the learnings root {tree.shown(scope.learnings_roots[0])} has a path that is not UTF-8, so"
+                 " recall cannot find what it holds; rename it; nothing was published")
+        return EXIT_INPUT
     try:
         with open(args.file, "rb") as fh:
             text = frontmatter.decode(fh.read())

@@ -105,9 +105,15 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
     return Prepared(asset, columns, heads, cut(parsed.body), tuple(sorted(targets)))
 
 
-def problems(assets: Sequence[tree.AssetFile]) -> list[str]:
-    """What indexing would say about each of these files, read again without indexing them."""
-    said: list[str] = []
+def misnamed(path: str) -> FileProblem:
+    """What is said of a file or folder the walk left out for its name (``tree.walk``)."""
+    return FileProblem(f"{tree.shown(path)}: its name is not UTF-8; skipped. Rename it.")
+
+
+def problems(assets: Sequence[tree.AssetFile], skipped: Sequence[str] = ()) -> list[str]:
+    """What indexing would say about each of these files, read again without indexing them, and
+    about each path the walk left out for its name."""
+    said: list[str] = [misnamed(path) for path in skipped]
     for asset in assets:
         parsed = _read(asset, said.append)
         if parsed is not None and parsed.problem:

@@ -264,7 +264,7 @@ def _inside_clause(column: str, folders: list[str]) -> tuple[str, list[str]]:
 
 
 def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False,
-            dry: bool = False, limit: int | None = None) -> int:
+            dry: bool = False, limit: int | None = None, skipped: list[str] | None = None) -> int:
     """Bring the index in line with the files on disk; returns how many assets changed.
 
     Small trees (up to ``limit`` assets, by default ``FULL_SCAN_LIMIT``) are checked file by file on every call. In
@@ -273,6 +273,9 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     everything is walked when the last full walk is ``FULL_SCAN_EVERY`` seconds old, or when a
     hit's own file changed (``force``, see :func:`index.changed_paths`). With ``dry`` nothing is
     written: the count says whether a private copy needs refreshing.
+
+    The files and folders the walk left out for their names go into ``skipped`` where it is given
+    (:func:`tree.walk_with_dirs`).
 
     Raises :class:`index.IndexBusy` when another process holds the write lock past the wait, and
     :class:`index.IndexUnwritable` when the file cannot be written.
@@ -286,7 +289,7 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
             for root in scope.learnings_roots):
         changed = None  # which root wins an id depends on the other roots: walk everything
     within = tuple(changed) if changed is not None else None
-    files, dirs = tree.walk_with_dirs(scope.team, scope.learnings_roots, within)
+    files, dirs = tree.walk_with_dirs(scope.team, scope.learnings_roots, within, skipped)
     wanted = {(a.path, a.tree_path, a.mtime_ns, a.size): a for a in files}
     where, args = _inside_clause("path", changed) if changed is not None else ("1", [])
     select = f"SELECT id, path, tree_path, mtime_ns, size FROM assets WHERE {where}"

@@ -165,9 +165,15 @@ def team_problem(path: str, reads_tree: bool = True) -> str | None:
     if _foreign(path):
         return f"team folder {path} is a Windows path, which this host cannot read" if reads_tree else None
     if os.path.isdir(path):
-        if os.access(path, os.R_OK | os.X_OK):
-            return None
-        return f"team folder {path} cannot be read; check its permissions"
+        if not os.access(path, os.R_OK | os.X_OK):
+            return f"team folder {path} cannot be read; check its permissions"
+        if reads_tree and not path.isascii():
+            from .tree import shown, utf8
+
+            if not utf8(path):
+                return (f"team folder {shown(path)} has a path that is not UTF-8, so its files' paths could not be"
+                        " stored or printed; rename it")
+        return None
     if os.path.exists(path):
         what = "is a file, not a folder" if os.path.isfile(path) else "is not a folder"
         return f"team folder {path} {what}: give --team (or TEAMAI_TEAM) the team tree's folder"

@@ -25,6 +25,11 @@ pages whose base names collide (``index``, ``overview``) never share a vote; tea
 it recalls as ``evidence/code/<slug>/<path>`` and counts its recalls there, so pages are the one
 kind whose votes the two tools keep under different keys.
 
+A file or folder whose name is not UTF-8 (Linux allows any bytes but ``/`` in a name) is left
+out of the walk: its tree path could not be stored in the index, a vote key or a log line, nor
+printed. The walk lists what it left out when asked (``skipped``), so ``teamai-ref index`` can say
+which to rename; a recall leaves them out without a word, as it would every time.
+
 Links in the tree (:func:`_md_files`): the walk reads only real paths inside the team folder or a
 learnings root. The real forms of ``rules/``, ``docs/``, ``skills/``, the wiki folder and the
 learnings roots are walked directly, never through a link, and a top folder that is itself a link
@@ -76,11 +81,12 @@ class _Bounds:
     (``areas``), each real folder once (``seen``), and, through a folder link, nothing the walk
     reaches under its own name (``tops``, the real forms of the folders it walks directly)."""
 
-    __slots__ = ("areas", "tops", "seen")
+    __slots__ = ("areas", "tops", "seen", "skipped")
 
-    def __init__(self, areas: tuple[str, ...], tops: tuple[str, ...]) -> None:
+    def __init__(self, areas: tuple[str, ...], tops: tuple[str, ...], skipped: list[str] | None = None) -> None:
         self.areas, self.tops = areas, tops
         self.seen: set[str] = set()
+        self.skipped = skipped  # where given, the paths left out for a name that is not UTF-8
 
     def followed(self, real: str) -> bool:
         """Whether the walk goes into the real folder ``real``, reached through a folder link."""
@@ -89,6 +95,13 @@ class _Bounds:
     def readable(self, path: str) -> bool:
         """Whether the file link ``path`` names a file inside the team or a learnings root."""
         return _inside(realpath(path), self.areas)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _md_files(top: str, bounds: _Bounds, dirs: dict[str, int] | None = None,
@@ -131,6 +144,10 @@ def _md_files(top: str, bounds: _Bounds, dirs: dict[str, int] | None = None,
             name = entry.name
             if name.startswith("."):
                 continue
+            if not (name.isascii() or utf8(name)):
+                if bounds.skipped is not None and (name.endswith(".md") or _is_dir(entry)):
+                    bounds.skipped.append(entry.path)
+                continue
             try:
                 if entry.is_dir():
                     if entry.is_symlink():
@@ -147,9 +164,24 @@ def _md_files(top: str, bounds: _Bounds, dirs: dict[str, int] | None = None,
     return found
 
 
-def walk(team: str, learnings_roots: tuple[str, ...]) -> list[AssetFile]:
-    """Every asset of one scope, in a stable order (by tree path)."""
-    return walk_with_dirs(team, learnings_roots)[0]
+def utf8(text: str) -> bool:
+    """Whether a name the OS gave (undecodable bytes escaped as lone surrogates) is UTF-8 text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(path: str) -> str:
+    """A path (or any name) as it can be printed: the bytes that are not UTF-8 written as ``\\xff``."""
+    return path if utf8(path) else os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def walk(team: str, learnings_roots: tuple[str, ...], skipped: list[str] | None = None) -> list[AssetFile]:
+    """Every asset of one scope, in a stable order (by tree path); the paths left out for their
+    names go into ``skipped`` where it is given."""
+    return walk_with_dirs(team, learnings_roots, skipped=skipped)[0]
 
 
 def dir_mtime(path: str) -> int:
@@ -160,18 +192,26 @@ def dir_mtime(path: str) -> int:
         return -1
 
 
-def walk_with_dirs(team: str, learnings_roots: tuple[str, ...],
-                   within: tuple[str, ...] | None = None) -> tuple[list[AssetFile], dict[str, int]]:
+def walk_with_dirs(team: str, learnings_roots: tuple[str, ...], within: tuple[str, ...] | None = None,
+                   skipped: list[str] | None = None) -> tuple[list[AssetFile], dict[str, int]]:
     """Every asset of one scope, and every folder whose change would change that list (with its
     mtime). A root that does not exist is watched through its parent, so creating it is noticed.
     With ``within`` (folders), only the assets and folders inside them: the part of the tree a
-    change of those folders can have changed."""
+    change of those folders can have changed. A team folder or learnings root whose own path is
+    not UTF-8 is left out whole, as a name is."""
     assets: dict[str, AssetFile] = {}
     dirs: dict[str, int] = {}
+    named = tuple(top for top in (team, *learnings_roots) if top.isascii() or utf8(top))
+    if skipped is not None:
+        skipped += [top for top in (team, *learnings_roots) if top not in named]
+    if team not in named:
+        return [], dirs
+    learnings_roots = named[1:]
     skills = os.path.join(team, "skills")
     wiki = os.path.join(team, *WIKI_PREFIX.rstrip("/").split("/"))
     folders = (os.path.join(team, "rules"), os.path.join(team, "docs"), skills, wiki, *learnings_roots)
-    bounds = _Bounds(tuple(realpath(a) for a in (team, *learnings_roots)), tuple(realpath(f) for f in folders))
+    bounds = _Bounds(tuple(realpath(a) for a in (team, *learnings_roots)), tuple(realpath(f) for f in folders),
+                     skipped)
     for top in (team, *learnings_roots):
         mtime = dir_mtime(top)
         watched = top if mtime >= 0 else os.path.dirname(top)
