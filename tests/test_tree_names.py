@@ -135,3 +135,10 @@ def test_contribute_refuses_a_title_or_a_learnings_root_that_is_not_utf8(tmp_pat
     assert elsewhere.code != 0 and "Traceback" not in elsewhere.err
     assert f"the learnings root {tmp_path}/caf\\xe9 has a path that is not UTF-8" in elsewhere.err
     assert os.listdir(root) == [] and sorted(os.listdir(team / "learnings")) == before
+
+
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
+def test_what_is_shown_can_always_be_printed_and_is_the_name_when_it_is_utf8(text):
+    printed = tree.shown(text)
+    assert tree.utf8(printed)
+    assert printed == text if tree.utf8(text) else "\\" in printed

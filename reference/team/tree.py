@@ -174,8 +174,14 @@ def utf8(text: str) -> bool:
 
 
 def shown(path: str) -> str:
-    """A path (or any name) as it can be printed: the bytes that are not UTF-8 written as ``\\xff``."""
-    return path if utf8(path) else os.fsencode(path).decode("utf-8", "backslashreplace")
+    """A path (or any name) as it can be printed: the bytes that are not UTF-8 written as ``\\xff``
+    (a lone surrogate that stands for no byte, as ``\\ud800``)."""
+    if utf8(path):
+        return path
+    try:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def walk(team: str, learnings_roots: tuple[str, ...], skipped: list[str] | None = None) -> list[AssetFile]:
