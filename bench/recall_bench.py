@@ -175,6 +175,25 @@ def _learnings(root: str) -> list[str]:
     return sorted(found)
 
 
+HUB_PAGES = 3000
+
+
+def hub(rep: Report, work: str, runs: int, pages: int = HUB_PAGES) -> None:
+    """Recall of a page at the centre of ``pages`` relations (``synth.hub``): the cost of a hit's
+    ``Related:`` lines grows with its relations, and must grow no faster (a step that compared
+    each line with every earlier one made such a page take twice as long)."""
+    path = os.path.join(work, f"team-hub-{pages}")
+    if not os.path.isdir(path):
+        synth.hub(path, pages)
+    ours = Tool("reference", ref_cmd(), clean_env(TEAMAI_HOME=os.path.join(work, f"home-hub-{pages}"),
+                                                  TEAMAI_TEAM=path))
+    for _ in range(WARM_UPS):
+        ours("recall", synth.HUB_QUERY)
+    floor, ms = rounds(runs, lambda i: timed(FLOOR), lambda i: ours("recall", synth.HUB_QUERY))
+    rep.title(f"recall, a page related to {pages} others")
+    rep.figure("recall", f"warm recall of the page at the centre, {runs} runs", ms, floor)
+
+
 def changed(rep: Report, tree: Tree, ours: Tool, runs: int) -> None:
     """Recall right after one learning was saved again (the way git and most editors save: a new
     file renamed over the old one); the reference only, since 0.25 reindexes on ``pull`` alone."""

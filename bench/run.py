@@ -49,6 +49,7 @@ def bench_recall(rep: Report, work: str, sizes: list[int], runs: int, cold_runs:
     for size in sizes:
         tree = recall_bench.synthetic(work, size, runs)
         recall_bench.bench_tree(rep, work, tree, runs, cold_runs, entry if size in peer_sizes else None)
+    recall_bench.hub(rep, work, runs)
 
 
 def bench_real(rep: Report, work: str, trees: list[str], runs: int, cold_runs: int, entry: str | None) -> None:

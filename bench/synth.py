@@ -102,6 +102,23 @@ def generate(dest: str, count: int, seed: int = 1234) -> None:
         made.append(tree_path)
 
 
+HUB_QUERY = "release checklist overview"
+
+
+def hub(dest: str, pages: int) -> None:
+    """A tree of ``pages`` docs around one overview page that links to every one of them and that
+    each of them declares and links back to, as the index page of a large wiki is: recall of the
+    overview builds its ``Related:`` lines from all of those relations."""
+    os.makedirs(os.path.join(dest, "docs"))
+    for i in range(pages):
+        with open(os.path.join(dest, "docs", f"page-{i}.md"), "w", encoding="utf-8") as fh:
+            fh.write(f"---\ntitle: page {i}\nrelated:\n  REFERENCES: docs/overview.md\n---\n"
+                     f"{_sentence(random.Random(i), 40)}\n\nBack to [the overview](overview.md).\n")
+    links = "\n".join(f"- [page {i}](page-{i}.md)" for i in range(pages))
+    with open(os.path.join(dest, "docs", "overview.md"), "w", encoding="utf-8") as fh:
+        fh.write(f"# {HUB_QUERY}\n\nEvery page of the release checklist:\n\n{links}\n")
+
+
 def queries(count: int, seed: int = 99) -> list[str]:
     """Natural-ish questions: two to four content words and a little glue."""
     rng = random.Random(seed)

@@ -27,9 +27,9 @@ def outgoing(kind: str, tree_path: str, meta: dict[str, Any], body: str) -> dict
     parsed = declarations.parse(kind, tree_path, meta)
     declared = [[d.relation, d.target] for d in parsed.declarations]
     source_file = paths.of_file(tree_path, kind)
-    targets: list[str] = []
+    targets: dict[str, None] = {}  # in file order, each once (a page of thousands of links stays linear)
     for dest in links.local_targets(body):
         found = links.resolve(dest, source_file)
-        if found is not None and found.tree_path != tree_path and found.tree_path not in targets:
-            targets.append(found.tree_path)
-    return {"declared": declared, "links": targets}
+        if found is not None and found.tree_path != tree_path:
+            targets[found.tree_path] = None
+    return {"declared": declared, "links": list(targets)}

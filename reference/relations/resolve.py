@@ -63,12 +63,11 @@ class Graph:
         me = entry.tree_path
         declared = _declared(entry.relations)
         declared_targets = {t for _, t in declared}
-        out: list[str] = []
+        out: dict[str, None] = {}  # each line once, in order (a hub page has thousands of them)
 
         def add(arrow: str, relation: str, other: str) -> None:
-            line = f"{arrow} {relation} {self.nodes[other].path}"
-            if line not in out:
-                out.append(line)
+            if len(out) < MAX_LINES:
+                out[f"{arrow} {relation} {self.nodes[other].path}"] = None
 
         for relation, target in declared:
             if target in self.nodes and target != me:
@@ -80,4 +79,4 @@ class Graph:
                 add(OUT, REFERENCES, target)
         for source in sorted(self._in_links.get(me, ())):
             add(IN, REFERENCES, source)
-        return out[:MAX_LINES]
+        return list(out)

@@ -307,3 +307,33 @@ def test_every_stop_and_pull_sample_reads_through_the_checkpoint(tmp_path):
         subprocess.run(command, env=env, input=reduce_bench.STOP_PAYLOAD, capture_output=True, check=True)
         replaced |= os.stat(scope.log_path).st_ino != inode
     assert replaced  # a pull did replace the log, so the saved checkpoint had to be made to name the new one
+
+
+def test_the_hub_figure_times_a_recall_whose_hit_has_every_relation_of_the_tree(tmp_path):
+    """The tree the hub figure times: its overview page comes first for the figure's question and
+    is related to every page, both ways, so the sample really builds lines from all of them."""
+    import synth
+    from commands import clean_env
+
+    from reference.relations import extract
+    from reference.team import frontmatter
+
+    out = io.StringIO()
+    rep = Report(out)
+    recall_bench.hub(rep, str(tmp_path), 10, pages=30)
+    assert not rep.errors, out.getvalue()
+    (row,) = [r for r in rep.rows if "page at the centre" in r["what"]]
+    assert row["samples"] == row["floor"]["samples"] == 10
+    tree = tmp_path / "team-hub-30"
+    overview = frontmatter.split((tree / "docs" / "overview.md").read_text(encoding="utf-8"))
+    assert len(extract.outgoing("doc", "docs/overview.md", overview.meta, overview.body)["links"]) == 30
+    for i in (0, 29):
+        page = frontmatter.split((tree / "docs" / f"page-{i}.md").read_text(encoding="utf-8"))
+        assert extract.outgoing("doc", f"docs/page-{i}.md", page.meta, page.body) == {
+            "declared": [["REFERENCES", "docs/overview.md"]], "links": ["docs/overview.md"]}
+    recall = subprocess.run([PY, "-m", "reference", "recall", synth.HUB_QUERY], capture_output=True, text=True,
+                            env=clean_env(TEAMAI_HOME=str(tmp_path / "home-check"), TEAMAI_TEAM=str(tree)),
+                            cwd=ROOT, timeout=120)
+    first = recall.stdout.split("\n\n")[1]
+    assert first.splitlines()[2].endswith("docs/overview.md")
+    assert first.count("Related: ← REFERENCES ") == 5
