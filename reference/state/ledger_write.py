@@ -222,7 +222,10 @@ def _splice(data: bytes, raises: list[tuple[str, str, str, str]]) -> bytes:
     shape = data.translate(_SHAPE)
     votes_at, votes_line, votes_end = _section(data, shape, "votes")
     # Each raised key's entry: where it is (new keys go last, in the order they were first raised).
-    order = list(dict.fromkeys(key for key, *_ in raises))
+    order: list[str] = []
+    for key, *_ in raises:
+        if key not in order:
+            order.append(key)
     places = _places(data, order, votes_line, votes_end)
     entries: dict[str, dict[str, Any]] = {}
     before: dict[str, tuple[int, int]] = {}
@@ -237,8 +240,7 @@ def _splice(data: bytes, raises: list[tuple[str, str, str, str]]) -> bytes:
         entry[count] += 1
         entry[field] = instant
     # The deltas, in the votes' order: the ledger's own first, then the new keys.
-    first = {k: i for i, k in enumerate(order)}
-    changed = sorted(order, key=lambda k: (k not in places, places.get(k, 0), first[k]))
+    changed = sorted(order, key=lambda k: (k not in places, places.get(k, 0), order.index(k)))
     deltas_at, deltas_line, deltas_end = _section(data, shape, "deltas")
     delta_places = _places(data, changed, deltas_line, deltas_end)
     edits: list[tuple[int, int, bytes]] = []  # (start, end, new bytes)
