@@ -70,7 +70,7 @@ def test_a_team_folder_whose_path_is_not_utf8_is_refused_in_one_line(tmp_path):
     team = os.path.join(str(tmp_path), BAD)
     _make(os.path.join(team, "docs", "kafka.md"))
     result = Cli(tmp_path / "home", Path(team)).subprocess("recall", "kafka")
-    assert result.code != 0 and "Traceback" not in result.err
+    assert result.code == 3 and "Traceback" not in result.err
     assert result.err.strip().splitlines() == [
         f"teamai-ref: error: team folder {tmp_path}/caf\\xe9 has a path that is not UTF-8, so its files' paths"
         " could not be stored or printed; rename it"]
@@ -125,14 +125,14 @@ def test_contribute_refuses_a_title_or_a_learnings_root_that_is_not_utf8(tmp_pat
     before = sorted(os.listdir(team / "learnings"))
 
     title = cli.subprocess("contribute", "--file", str(note), "--title", f"kafka {BAD}")
-    assert title.code != 0 and "Traceback" not in title.err
+    assert title.code == 2 and "Traceback" not in title.err
     assert "the title kafka caf\\xe9 is not UTF-8 text" in title.err
 
     root = os.path.join(str(tmp_path), BAD)
     os.makedirs(root)
     elsewhere = cli.subprocess("contribute", "--file", str(note), "--title", "kafka",
                                env={"TEAMAI_LEARNINGS": root})
-    assert elsewhere.code != 0 and "Traceback" not in elsewhere.err
+    assert elsewhere.code == 3 and "Traceback" not in elsewhere.err
     assert f"the learnings root {tmp_path}/caf\\xe9 has a path that is not UTF-8" in elsewhere.err
     assert os.listdir(root) == [] and sorted(os.listdir(team / "learnings")) == before
 
