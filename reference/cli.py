@@ -270,7 +270,7 @@ def cmd_index(args: argparse.Namespace, io: Io) -> int:
 
         found = []
         for scope in cfg.scopes:
-            skipped: list[str] = []
+            skipped: list[tree.Skipped] = []
             found += asset_rows.problems(tree.walk(scope.team, scope.learnings_roots, skipped), skipped)
         for problem in found:
             io.stdout.write(f"{problem}\n")
@@ -288,6 +288,7 @@ def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
     from .recall import asset_rows, index, index_build
     from .state.clock import now
     from .state.storage import lock_wait
+    from .team import tree
 
     for scope in cfg.scopes:
         try:
@@ -296,11 +297,11 @@ def _index(cfg: Config, io: Io, warn: _Gathered) -> int:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")
             return EXIT_INPUT
         try:
-            skipped: list[str] = []
+            skipped: list[tree.Skipped] = []
             changed = index_build.refresh(conn, scope, warn, now(io.env).timestamp(), force=True,  # every file
                                           skipped=skipped)
-            for path in skipped:
-                warn(asset_rows.misnamed(path))
+            for left in skipped:
+                warn(asset_rows.left_out(left))
             total = conn.execute("SELECT count(*) FROM assets WHERE indexed = 1").fetchone()[0]
         except index.IndexUnwritable as exc:
             io.error(f"{exc}; set TEAMAI_HOME to a writable folder")

@@ -84,9 +84,9 @@ def test_a_learnings_root_whose_path_is_not_utf8_is_left_out(tmp_path):
     result = cli.subprocess("recall", "redis timeout", env={"TEAMAI_LEARNINGS": f"{team}/learnings:{root}"})
     assert result.code == 0, result.err
     assert "redis" in result.out.lower() and "caf" not in result.out
-    skipped: list[str] = []
+    skipped: list[tree.Skipped] = []
     tree.walk(str(team), (str(team / "learnings"), root), skipped)
-    assert skipped == [root]
+    assert skipped == [tree.Skipped(root)]
 
 
 _BYTES = st.binary(min_size=1, max_size=6).filter(lambda b: b"/" not in b and b"\0" not in b
@@ -103,8 +103,10 @@ def test_the_walk_lists_every_utf8_name_and_leaves_out_the_rest(tmp_path_factory
         path = os.path.join(team, "docs", name, "page.md") if folder else os.path.join(team, "docs", name + ".md")
         _make(path)
         made.append((name, path))
-    skipped: list[str] = []
+    skipped: list[tree.Skipped] = []
     found = tree.walk(str(team), (str(team / "learnings"),), skipped)
+    assert all(s.why is None for s in skipped)
+    left_out = [s.path for s in skipped]
     assert all(tree.utf8(a.tree_path) and tree.utf8(a.path) for a in found)
     listed = {a.path for a in found}
     for name, path in made:
@@ -112,9 +114,9 @@ def test_the_walk_lists_every_utf8_name_and_leaves_out_the_rest(tmp_path_factory
             assert path in listed
         else:
             assert path not in listed
-            assert (os.path.dirname(path) if folder else path) in skipped
-    assert all(not tree.utf8(p) for p in skipped)
-    assert all(tree.utf8(tree.shown(p)) for p in skipped)
+            assert (os.path.dirname(path) if folder else path) in left_out
+    assert all(not tree.utf8(p) for p in left_out)
+    assert all(tree.utf8(tree.shown(p)) for p in left_out)
 
 
 def test_contribute_refuses_a_title_or_a_learnings_root_that_is_not_utf8(tmp_path):
@@ -142,3 +144,27 @@ def test_what_is_shown_can_always_be_printed_and_is_the_name_when_it_is_utf8(tex
     printed = tree.shown(text)
     assert tree.utf8(printed)
     assert printed == text if tree.utf8(text) else "\\" in printed
+
+
+def test_a_folder_that_cannot_be_listed_is_left_out_and_named_by_index(tmp_path, monkeypatch):
+    """Its permissions shut it (faked here: these tests may run as root, whom no mode stops)."""
+    team = _team(tmp_path)
+    _make(os.path.join(team, "docs", "locked", "secret.md"))
+    _make(os.path.join(team, "docs", "kafka.md"))
+    locked = os.path.join(team, "docs", "locked")
+    real_scandir = os.scandir
+
+    def scandir(path: str = ".") -> object:
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    cli = Cli(tmp_path / "home", team)
+    recall = cli("recall", "kafka rebalance storm")
+    assert recall.code == 0, recall.err
+    assert "docs/kafka.md" in recall.out and "secret" not in recall.out and recall.err == ""
+    said = f"{locked}: cannot be listed (Permission denied); skipped. Check its permissions."
+    assert said in cli("index", "--problems").out.splitlines()
+    index = cli("index")
+    assert index.code == 0 and said in index.err

@@ -105,15 +105,17 @@ def prepare(asset: tree.AssetFile, warn: Warn) -> Prepared:
     return Prepared(asset, columns, heads, cut(parsed.body), tuple(sorted(targets)))
 
 
-def misnamed(path: str) -> FileProblem:
-    """What is said of a file or folder the walk left out for its name (``tree.walk``)."""
-    return FileProblem(f"{tree.shown(path)}: its name is not UTF-8; skipped. Rename it.")
+def left_out(skipped: tree.Skipped) -> FileProblem:
+    """What is said of a file or folder the walk left out (``tree.walk``)."""
+    if skipped.why is None:
+        return FileProblem(f"{tree.shown(skipped.path)}: its name is not UTF-8; skipped. Rename it.")
+    return FileProblem(f"{tree.shown(skipped.path)}: cannot be listed ({skipped.why}); skipped. Check its permissions.")
 
 
-def problems(assets: Sequence[tree.AssetFile], skipped: Sequence[str] = ()) -> list[str]:
+def problems(assets: Sequence[tree.AssetFile], skipped: Sequence[tree.Skipped] = ()) -> list[str]:
     """What indexing would say about each of these files, read again without indexing them, and
-    about each path the walk left out for its name."""
-    said: list[str] = [misnamed(path) for path in skipped]
+    about each file or folder the walk left out."""
+    said: list[str] = [left_out(s) for s in skipped]
     for asset in assets:
         parsed = _read(asset, said.append)
         if parsed is not None and parsed.problem:

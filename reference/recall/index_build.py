@@ -264,7 +264,7 @@ def _inside_clause(column: str, folders: list[str]) -> tuple[str, list[str]]:
 
 
 def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0.0, force: bool = False,
-            dry: bool = False, limit: int | None = None, skipped: list[str] | None = None) -> int:
+            dry: bool = False, limit: int | None = None, skipped: list[tree.Skipped] | None = None) -> int:
     """Bring the index in line with the files on disk; returns how many assets changed.
 
     Small trees (up to ``limit`` assets, by default ``FULL_SCAN_LIMIT``) are checked file by file on every call. In
@@ -274,8 +274,8 @@ def refresh(conn: sqlite3.Connection, scope: Scope, warn: Warn, now_s: float = 0
     hit's own file changed (``force``, see :func:`index.changed_paths`). With ``dry`` nothing is
     written: the count says whether a private copy needs refreshing.
 
-    The files and folders the walk left out for their names go into ``skipped`` where it is given
-    (:func:`tree.walk_with_dirs`).
+    The files and folders the walk left out (a name that is not UTF-8, a folder that cannot be
+    listed) go into ``skipped`` where it is given (:func:`tree.walk_with_dirs`).
 
     Raises :class:`index.IndexBusy` when another process holds the write lock past the wait, and
     :class:`index.IndexUnwritable` when the file cannot be written.

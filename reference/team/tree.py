@@ -27,8 +27,9 @@ kind whose votes the two tools keep under different keys.
 
 A file or folder whose name is not UTF-8 (Linux allows any bytes but ``/`` in a name) is left
 out of the walk: its tree path could not be stored in the index, a vote key or a log line, nor
-printed. The walk lists what it left out when asked (``skipped``), so ``teamai-ref index`` can say
-which to rename; a recall leaves them out without a word, as it would every time.
+printed. So is a folder that cannot be listed (its permissions). The walk lists what it left out
+when asked (``skipped``, as :class:`Skipped`), so ``teamai-ref index`` can say which to rename or
+open up; a recall leaves them out without a word, as it would every time.
 
 Links in the tree (:func:`_md_files`): the walk reads only real paths inside the team folder or a
 learnings root. The real forms of ``rules/``, ``docs/``, ``skills/``, the wiki folder and the
@@ -54,6 +55,14 @@ WIKI_PREFIX = "teamwiki/evidence/code/"
 
 # The type label recall prints in a hit header, as teamai prints it.
 TYPE_LABEL = {RULE: "rules", DOC: "docs", LEARNING: "learnings", SKILL: "skills", WIKI: "docs"}
+
+
+class Skipped(NamedTuple):
+    """A file or folder the walk left out: for its name (``why`` None), or because it cannot be
+    listed (``why``, the system's reason)."""
+
+    path: str
+    why: str | None = None
 
 
 class AssetFile(NamedTuple):
@@ -83,10 +92,10 @@ class _Bounds:
 
     __slots__ = ("areas", "tops", "seen", "skipped")
 
-    def __init__(self, areas: tuple[str, ...], tops: tuple[str, ...], skipped: list[str] | None = None) -> None:
+    def __init__(self, areas: tuple[str, ...], tops: tuple[str, ...], skipped: list[Skipped] | None = None) -> None:
         self.areas, self.tops = areas, tops
         self.seen: set[str] = set()
-        self.skipped = skipped  # where given, the paths left out for a name that is not UTF-8
+        self.skipped = skipped  # where given, what the walk left out
 
     def followed(self, real: str) -> bool:
         """Whether the walk goes into the real folder ``real``, reached through a folder link."""
@@ -138,7 +147,11 @@ def _md_files(top: str, bounds: _Bounds, dirs: dict[str, int] | None = None,
             if dirs is not None and listing:  # before listing, so a file added meanwhile is seen next time
                 dirs[path] = os.stat(path).st_mtime_ns
             entries = list(os.scandir(path))
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # a folder the team does not have, or one removed meanwhile
+        except OSError as exc:
+            if bounds.skipped is not None and listing:
+                bounds.skipped.append(Skipped(path, exc.strerror or type(exc).__name__))
             continue
         for entry in entries:
             name = entry.name
@@ -146,7 +159,7 @@ def _md_files(top: str, bounds: _Bounds, dirs: dict[str, int] | None = None,
                 continue
             if not (name.isascii() or utf8(name)):
                 if bounds.skipped is not None and (name.endswith(".md") or _is_dir(entry)):
-                    bounds.skipped.append(entry.path)
+                    bounds.skipped.append(Skipped(entry.path))
                 continue
             try:
                 if entry.is_dir():
@@ -184,9 +197,9 @@ def shown(path: str) -> str:
         return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def walk(team: str, learnings_roots: tuple[str, ...], skipped: list[str] | None = None) -> list[AssetFile]:
-    """Every asset of one scope, in a stable order (by tree path); the paths left out for their
-    names go into ``skipped`` where it is given."""
+def walk(team: str, learnings_roots: tuple[str, ...], skipped: list[Skipped] | None = None) -> list[AssetFile]:
+    """Every asset of one scope, in a stable order (by tree path); what the walk left out goes
+    into ``skipped`` where it is given."""
     return walk_with_dirs(team, learnings_roots, skipped=skipped)[0]
 
 
@@ -199,7 +212,7 @@ def dir_mtime(path: str) -> int:
 
 
 def walk_with_dirs(team: str, learnings_roots: tuple[str, ...], within: tuple[str, ...] | None = None,
-                   skipped: list[str] | None = None) -> tuple[list[AssetFile], dict[str, int]]:
+                   skipped: list[Skipped] | None = None) -> tuple[list[AssetFile], dict[str, int]]:
     """Every asset of one scope, and every folder whose change would change that list (with its
     mtime). A root that does not exist is watched through its parent, so creating it is noticed.
     With ``within`` (folders), only the assets and folders inside them: the part of the tree a
@@ -209,7 +222,7 @@ def walk_with_dirs(team: str, learnings_roots: tuple[str, ...], within: tuple[st
     dirs: dict[str, int] = {}
     named = tuple(top for top in (team, *learnings_roots) if top.isascii() or utf8(top))
     if skipped is not None:
-        skipped += [top for top in (team, *learnings_roots) if top not in named]
+        skipped += [Skipped(top) for top in (team, *learnings_roots) if top not in named]
     if team not in named:
         return [], dirs
     learnings_roots = named[1:]
