@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
-from .streams import Io, one_line
+from .streams import Io, escaping, one_line
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the hook path
@@ -389,7 +389,7 @@ def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    io = Io(os.environ, sys.stdin.buffer, sys.stdout, sys.stderr)
+    io = Io(os.environ, sys.stdin.buffer, escaping(sys.stdout), escaping(sys.stderr))
     try:
         return run(sys.argv[1:] if argv is None else argv, io)
     except BrokenPipeError:

@@ -26,6 +26,20 @@ class Io:
         self.stderr.write(f"teamai-ref: error: {one_line(message)}\n")
 
 
+def escaping(stream: IO[str]) -> IO[str]:
+    """The process's output stream, set to write what its encoding cannot take as escapes.
+
+    Titles, paths and questions hold any character, and a stream's encoding comes from the
+    locale or ``PYTHONIOENCODING``: under a Latin-1 or ASCII one, printing a Chinese title (or a
+    lone surrogate quoted from a file name) raised ``UnicodeEncodeError`` after the command had
+    done its work, and the hits were lost. Written as ``\\u987a`` they still arrive; a UTF-8
+    stream, every agent's, is unchanged. (Python's stderr already escapes; stdout does not.)"""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+    return stream
+
+
 def one_line(message: str) -> str:
     """A message as one line: a tool that wraps another's error text must not spill lines."""
     return " ".join(part.strip() for part in message.splitlines() if part.strip())
