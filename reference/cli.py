@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
-from .streams import Io, escaping, one_line
+from .streams import Io, OutputLost, one_line, process_io
 
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the hook path
@@ -367,7 +367,7 @@ def run(argv: Sequence[str], io: Io) -> int:
     except YamlUnavailable as exc:
         io.error(f"{exc}; install PyYAML there")
         return EXIT_INPUT
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputLost):
         raise
     except OSError as exc:  # the state folder (TEAMAI_HOME) cannot be used
         io.error(_os_problem(exc, io.env))
@@ -389,10 +389,15 @@ def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    io = Io(os.environ, sys.stdin.buffer, escaping(sys.stdout), escaping(sys.stderr))
+    io = process_io(os.environ)
     try:
-        return run(sys.argv[1:] if argv is None else argv, io)
+        code = run(sys.argv[1:] if argv is None else argv, io)
+        io.stdout.flush()  # here, not at exit: a full disk is this command's error, said as one
+        return code
     except BrokenPipeError:
         return EXIT_OK
+    except OutputLost as exc:
+        io.error(str(exc))
+        return EXIT_INPUT
     except KeyboardInterrupt:
         return 130

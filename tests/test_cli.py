@@ -143,22 +143,3 @@ def test_the_shapes_agents_use_skip_argparse() -> None:
                  ["recall", "--lim", "3", "q"], ["recall", "--", "-q"], ["index"]):
         assert cli_module.plain_recall(argv) is None, argv
 
-
-@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "cp1252"])
-def test_output_a_stream_cannot_encode_arrives_escaped(cli, team: Path, encoding: str) -> None:  # type: ignore[no-untyped-def]
-    """A locale or ``PYTHONIOENCODING`` that cannot spell a Chinese title (an ASCII or Latin-1
-    terminal, a Windows pipe) gets its characters as escapes; before, the command did its work,
-    then failed with ``UnicodeEncodeError`` and printed no hit."""
-    (team / "docs" / "顺序消息.md").write_text("---\ntitle: 顺序消息 ordering\n---\n全局顺序 ordering guarantees\n",
-                                             encoding="utf-8")
-    (team / "docs" / "损坏.md").write_text("---\ntitle: [broken\n---\nordering\n", encoding="utf-8")
-    env = {"PYTHONIOENCODING": encoding}
-    recalled = cli.subprocess("recall", "顺序 ordering", env=env)
-    assert recalled.code == 0 and "Traceback" not in recalled.err, recalled.err
-    assert "[docs] \\u987a\\u5e8f\\u6d88\\u606f ordering" in recalled.out
-    assert "docs/\\u987a\\u5e8f\\u6d88\\u606f.md" in recalled.out
-    listed = cli.subprocess("index", "--problems", env=env)
-    assert listed.code == 0 and "Traceback" not in listed.err, listed.err
-    assert "\\u635f\\u574f.md" in listed.out
-    plain = cli.subprocess("recall", "顺序 ordering", env={"PYTHONIOENCODING": "utf-8"})  # the usual case is untouched
-    assert "[docs] 顺序消息 ordering" in plain.out

@@ -69,8 +69,10 @@ def _note_broken(exc: BaseException) -> None:
 
 try:
     from reference.hook.dispatch import main
+    from reference.streams import process_io
 except Exception as exc:  # noqa: BLE001 - a broken installation must not fail the agent's tool call
     _note_broken(exc)
     sys.exit(0)
 
-sys.exit(main(sys.argv[1:], os.environ, sys.stdin.buffer, sys.stderr, sys.stdout))
+_io = process_io(os.environ)  # a closed stdin reads as an empty payload
+sys.exit(main(sys.argv[1:], _io.env, _io.stdin, _io.stderr, _io.stdout))
