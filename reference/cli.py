@@ -382,10 +382,20 @@ def _os_problem(exc: OSError, env: Mapping[str, str]) -> str:
         return f"{exc}; move it away and run the command again"
     where = exc.filename if isinstance(exc.filename, str) else ""
     text = f"{where}: {exc.strerror or exc}" if where else str(exc.strerror or exc)
+    if not where and _cwd_gone():  # a relative path met a deleted working folder: not the state's fault
+        return f"{text}: the current folder no longer exists; run from a folder that does, or give absolute paths"
     home = home_dir(env)
     if not where or where == home or where.startswith(home + os.sep):
         return f"{text}; the state folder {home} cannot be used: set TEAMAI_HOME to a writable folder"
     return text
+
+
+def _cwd_gone() -> bool:
+    try:
+        os.getcwd()
+    except OSError:
+        return True
+    return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
-"""The process's own streams as callers really leave them: closed (``<&-``, ``>&-``), on a full
-disk, or in an encoding that cannot spell a Chinese title. Each case runs the real command line
-(and the hook's own entry file) as a process, since only a process has such streams."""
+"""The process as callers really start it: its streams closed (``<&-``, ``>&-``), on a full disk or
+in an encoding that cannot spell a Chinese title, its working folder deleted. Each case runs the
+real command line (and the hook's own entry file) as a process, since only a process has these."""
 
 from __future__ import annotations
 
@@ -80,3 +80,19 @@ def test_output_a_stream_cannot_encode_arrives_escaped(cli, team: Path, encoding
     assert "\\u635f\\u574f.md" in listed.out
     plain = cli.subprocess("recall", "顺序 ordering", env={"PYTHONIOENCODING": "utf-8"})  # the usual case is untouched
     assert "[docs] 顺序消息 ordering" in plain.out
+
+
+def test_a_deleted_working_folder_is_named_when_a_relative_path_needs_it(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Before, the error blamed the state folder and told the user to change ``TEAMAI_HOME``."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    env = {**cli.env, "PYTHONPATH": str(ROOT)}
+    line = 'cd "$1" && rmdir "$1" && shift && exec "$0" -m reference "$@"'
+    relative = subprocess.run(["sh", "-c", line, sys.executable, str(gone), "recall", "redis", "--team", "team"],
+                              capture_output=True, env=env, timeout=120)
+    err = relative.stderr.decode()
+    assert relative.returncode == 3 and "the current folder no longer exists" in err and "TEAMAI_HOME" not in err, err
+    gone.mkdir()
+    absolute = subprocess.run(["sh", "-c", line, sys.executable, str(gone), "recall", "redis"], capture_output=True,
+                              env=env, timeout=120)  # the team from TEAMAI_TEAM, absolute: the folder is not needed
+    assert absolute.returncode == 0 and absolute.stdout.startswith(b"--- [teamai:recall:start] ---"), absolute.stderr
