@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
 MAX_PAYLOAD = 8 * 1024 * 1024  # bytes of stdin parsed; a larger payload is noted and ignored
+# How much more of a payload too large is read and dropped, so that an agent writing it does not
+# fail on a closed pipe; past this the input never ends (``/dev/zero`` as the payload) and the
+# hook stops reading rather than hold the agent's tool call for ever.
+MAX_DRAIN = 256 * 1024 * 1024
 MAX_DEBUG_LOG = 1024 * 1024  # the debug log stops growing here
 MAX_ID = 512  # a session or agent id longer than this is not an id
 
@@ -157,14 +161,19 @@ class _Debug:
 
 
 def _read(stdin: IO[bytes] | IO[str]) -> bytes | None:
-    """Up to MAX_PAYLOAD bytes of stdin (the rest is drained and dropped); None when larger."""
+    """Up to MAX_PAYLOAD bytes of stdin (the rest, up to MAX_DRAIN, is drained and dropped); None
+    when larger."""
     stream: Any = getattr(stdin, "buffer", stdin)
     data = stream.read(MAX_PAYLOAD + 1)
     raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data or b"")
     if len(raw) <= MAX_PAYLOAD:
         return raw
-    while stream.read(1 << 20):
-        pass
+    drained = 0
+    while drained < MAX_DRAIN:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        drained += len(chunk)
     return None
 
 
