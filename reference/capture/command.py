@@ -23,6 +23,7 @@ import os
 import subprocess
 from collections.abc import Mapping
 
+from .. import bounded
 from ..state import clock
 from ..state.storage import append_bytes, ensure_dir, lock_wait
 from ..team import config
@@ -56,8 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent-version", metavar="V", help="the agent's version, when its payloads do not say")
 
 
-def run(args: argparse.Namespace, io: Io) -> int:
-    return _capture(args, [], io, _read_all(io.stdin))
+def run(args: argparse.Namespace, io: Io, inner: list[str] | None = None) -> int:
+    raw = _read_all(io.stdin)
+    if raw is None:
+        return _endless(io, args.tool or "", args.event or "")
+    return _capture(args, inner or [], io, raw)
 
 
 def main(argv: list[str], io: Io, build_parser: Callable[[str], argparse.ArgumentParser]) -> int:
@@ -72,19 +76,32 @@ def main(argv: list[str], io: Io, build_parser: Callable[[str], argparse.Argumen
         except SystemExit:
             pass
         return 0
-    raw = _read_all(io.stdin)
     try:
         args = build_parser("capture").parse_args(["capture", *front])
     except Exception as exc:  # noqa: BLE001 - a bad hook line must not fail the agent
+        raw = _read_all(io.stdin)
+        if raw is None:
+            return _endless(io, "", "")
         io.stderr.write(f"{exc}; the payload is passed on, nothing is recorded\n")
         _debug(io.env, "", "", "capture: bad command line: nothing recorded")
         return _pass_on(None, inner, io, raw)
-    return _capture(args, inner, io, raw)
+    return run(args, io, inner)
 
 
-def _read_all(stdin: Any) -> bytes:
-    data = getattr(stdin, "buffer", stdin).read()
-    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data or b"")
+def _read_all(stdin: Any) -> bytes | None:
+    """The payload, whole, to keep and pass on; None when it is larger than the hook would read
+    and drain (``dispatch.MAX_PAYLOAD`` and ``MAX_DRAIN``): an input that never ends."""
+    from ..hook import dispatch
+
+    try:
+        return bounded.read(stdin, dispatch.MAX_PAYLOAD + dispatch.MAX_DRAIN)
+    except bounded.TooLarge:
+        return None
+
+
+def _endless(io: Io, agent: str, event: str) -> int:
+    _debug(io.env, agent, event, "capture: the payload did not end: nothing recorded or passed on")
+    return 0
 
 
 def _env(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, str]:

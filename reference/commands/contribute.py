@@ -29,6 +29,7 @@ import re
 import tempfile
 from typing import TYPE_CHECKING
 
+from .. import bounded
 from ..relations import check, paths
 from ..state.clock import now
 from ..team import config, frontmatter, tree
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
     from ..streams import Io
 
 SLUG_CHARS = 60
+# A learning is a note; a file larger than this is refused, so a file that never ends (``/dev/zero``)
+# is a message, not all the memory.
+MAX_LEARNING = 64 << 20
 _TITLE_LINE = re.compile(r"^title[ \t]*:.*$", re.MULTILINE)
 
 
@@ -117,11 +121,12 @@ def run(args: argparse.Namespace, io: Io) -> int:
                  " recall cannot find what it holds; rename it; nothing was published")
         return EXIT_INPUT
     try:
-        with open(args.file, "rb") as fh:
-            text = frontmatter.decode(fh.read())
-        text = with_title(text, title)
+        text = with_title(frontmatter.decode(bounded.read_file(args.file, MAX_LEARNING)), title)
     except OSError as exc:
         io.error(f"{args.file}: cannot be read ({exc.strerror}); nothing was published")
+        return EXIT_INPUT
+    except bounded.TooLarge as exc:
+        io.error(f"{args.file}: {exc}, too large for a learning; nothing was published")
         return EXIT_INPUT
     except UnicodeDecodeError:
         io.error(f"{args.file}: not UTF-8 text; save it as UTF-8 and contribute again")

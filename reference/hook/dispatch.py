@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 
+from .. import bounded
 from ..state import clock, jsontext
 from ..state.storage import append_bytes, lock_wait
 from ..team import config
@@ -163,18 +164,11 @@ class _Debug:
 def _read(stdin: IO[bytes] | IO[str]) -> bytes | None:
     """Up to MAX_PAYLOAD bytes of stdin (the rest, up to MAX_DRAIN, is drained and dropped); None
     when larger."""
-    stream: Any = getattr(stdin, "buffer", stdin)
-    data = stream.read(MAX_PAYLOAD + 1)
-    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data or b"")
-    if len(raw) <= MAX_PAYLOAD:
-        return raw
-    drained = 0
-    while drained < MAX_DRAIN:
-        chunk = stream.read(1 << 20)
-        if not chunk:
-            break
-        drained += len(chunk)
-    return None
+    try:
+        return bounded.read(stdin, MAX_PAYLOAD)
+    except bounded.TooLarge:
+        bounded.drain(stdin, MAX_DRAIN)
+        return None
 
 
 def _parse_payload(raw: bytes, debug: Callable[[str], None]) -> dict[str, Any] | None:

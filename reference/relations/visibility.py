@@ -9,8 +9,11 @@ teamwiki target at all, since a relation line would print the path of a page tha
 
 from __future__ import annotations
 
+from .. import bounded
 from ..team.config import Config
 from ..team.tree import WIKI, WIKI_PREFIX
+
+MAX_WITHHELD = 1 << 20  # a list of slugs; a larger "list" (``/dev/zero``) is one that cannot be read
 
 
 def withheld(cfg: Config) -> frozenset[str] | None:
@@ -18,9 +21,8 @@ def withheld(cfg: Config) -> frozenset[str] | None:
     if not cfg.withheld_file:
         return frozenset()
     try:
-        with open(cfg.withheld_file, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError):
+        text = bounded.read_file(cfg.withheld_file, MAX_WITHHELD).decode("utf-8")
+    except (OSError, UnicodeDecodeError, bounded.TooLarge):
         return None
     slugs = (line.split("#", 1)[0].strip() for line in text.splitlines())
     return frozenset(s for s in slugs if s)

@@ -127,26 +127,6 @@ def test_a_huge_payload_is_ignored(cli: Cli) -> None:
     assert "larger than" in debug_text(scope(cli).debug_log_path)
 
 
-@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
-@pytest.mark.parametrize("through", ["stdin", "--payload-file"])
-def test_an_input_that_never_ends_is_ignored_and_the_hook_returns(cli: Cli, through: str) -> None:
-    """Before, the hook drained such input for ever and held the agent's tool call; it now drops at
-    most ``MAX_DRAIN`` bytes past the limit. The timeout only guards the test run from a hang."""
-    import subprocess
-
-    fast = str(ROOT / "reference" / "hook" / "fast.py")
-    argv = [sys.executable, "-I", "-S", fast, "post-tool-use", "--tool", "claude"]
-    with open("/dev/zero", "rb") as zero:
-        if through == "stdin":
-            proc = subprocess.run(argv, stdin=zero, capture_output=True, env=cli.env, timeout=300)
-        else:
-            proc = subprocess.run([*argv, "--payload-file", "/dev/zero"], stdin=subprocess.DEVNULL,
-                                  capture_output=True, env=cli.env, timeout=300)
-    assert proc.returncode == 0 and proc.stdout == b""
-    assert log_lines(cli) == []
-    assert "larger than" in debug_text(scope(cli).debug_log_path) + proc.stderr.decode()
-
-
 def test_an_unknown_agent_is_noted(cli: Cli) -> None:
     hook(cli, "post-tool-use", "nonesuch", read_payload(cli))
     assert log_lines(cli) == []
