@@ -35,6 +35,9 @@ from . import protocol
 from .protocol import ProtocolViolation
 
 HANDSHAKE_TIMEOUT = 30.0
+# One answer line, at most. A driver that writes more without a newline is broken (a loop printing
+# for ever); without a limit the harness kept every byte until the case's time ran out, gigabytes.
+MAX_ANSWER = 256 << 20
 
 __all__ = ["Driver", "DriverCrashed", "DriverError", "DriverTimeout", "DriverUnusable", "LocalDriver",
            "ProcessDriver", "ProtocolViolation"]
@@ -169,7 +172,7 @@ class ProcessDriver(Driver):
         self.name = name or " ".join(argv)
         self.cwd = cwd
         self._proc: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
+        self._buffer = bytearray()
         self._stderr: Any = None
         self.restarts = 0
         self._spawn()
@@ -181,7 +184,7 @@ class ProcessDriver(Driver):
                                           stderr=self._stderr, cwd=self.cwd, start_new_session=True)
         except OSError as exc:
             raise DriverUnusable(f"{self.name}: cannot start: {exc}") from exc
-        self._buffer = b""
+        self._buffer = bytearray()
         self._seq = 0
         self.handshake()
 
@@ -203,7 +206,12 @@ class ProcessDriver(Driver):
             raise DriverCrashed(self._died(f"could not send {message['cmd']}: {exc}")) from exc
         deadline = None if not timeout else time.monotonic() + timeout
         fd = proc.stdout.fileno()
-        while b"\n" not in self._buffer:
+        searched = 0  # the buffer holds no newline before this
+        while (end := self._buffer.find(b"\n", searched)) < 0:
+            searched = len(self._buffer)
+            if searched > MAX_ANSWER:
+                raise ProtocolViolation(f"an answer to {message['cmd']} ran past {MAX_ANSWER >> 20} MiB without"
+                                        " ending its line")
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 self._kill()
@@ -211,11 +219,12 @@ class ProcessDriver(Driver):
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
-            chunk = os.read(fd, 65536)
+            chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise DriverCrashed(self._died(f"exited while answering {message['cmd']}"))
             self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+        line = bytes(self._buffer[:end])
+        del self._buffer[:end + 1]
         return protocol.decode(line)
 
     def _died(self, what: str) -> str:

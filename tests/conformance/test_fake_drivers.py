@@ -37,7 +37,7 @@ def _with_boom(root: Path) -> corpus.Corpus:
 
 
 @pytest.mark.parametrize("directive, outcome", [("crash", outcomes.CRASH), ("hang", outcomes.TIMEOUT),
-                                                ("garbage", outcomes.ERROR)])
+                                                ("garbage", outcomes.ERROR), ("flood", outcomes.ERROR)])
 def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, directive, outcome):
     loaded = _with_boom(corpus_copy)
     chosen = selection.select(loaded, ["aa-boom", "fx-recall-prints-hit", "fx-designed-to-fail"])
@@ -51,6 +51,15 @@ def test_crash_message_names_the_exit(corpus_copy, fake):
     loaded = _with_boom(corpus_copy)
     (result,) = pool.run_all(fake("crash"), loaded, selection.select(loaded, ["aa-boom"]), {}, timeout=5.0)
     assert "exit 3" in result.message
+
+
+def test_an_answer_that_never_ends_its_line_is_cut_off_and_named(corpus_copy, fake):
+    """Before, the harness kept every byte until the case's time ran out (gigabytes, then a
+    timeout); now it stops at ``driver.MAX_ANSWER`` and says what the driver did."""
+    loaded = _with_boom(corpus_copy)
+    (result,) = pool.run_all(fake("flood"), loaded, selection.select(loaded, ["aa-boom"]), {}, timeout=60.0)
+    assert result.outcome == outcomes.ERROR
+    assert f"ran past {driver.MAX_ANSWER >> 20} MiB without ending its line" in result.message
 
 
 def test_few_capabilities_make_cases_not_applicable_or_partly_applicable(corpus_copy, fake):

@@ -6,6 +6,7 @@ directive says otherwise:
 - ``crash``: exits while answering the first recall whose query contains ``boom``;
 - ``hang``: never answers a recall whose query contains ``boom``;
 - ``garbage``: answers a recall whose query contains ``boom`` with a line that is not JSON;
+- ``flood``: answers a recall whose query contains ``boom`` with bytes that never end their line;
 - ``few``: declares only the recall command, no agents, no log and no hold;
 - ``bad-protocol``: answers the handshake with protocol 99;
 - ``no-stop``: a Stop hook does nothing (the session is never reduced, so nothing is upvoted);
@@ -77,6 +78,10 @@ def main(directive: str) -> int:
         if boom and directive == "hang":
             while True:
                 time.sleep(60)
+        if boom and directive == "flood":
+            block = b"x" * (1 << 20)
+            while True:
+                sys.stdout.buffer.write(block)
         if boom and directive == "garbage":
             sys.stdout.buffer.write(b"this is not json\n")
             sys.stdout.buffer.flush()
