@@ -95,3 +95,16 @@ def test_the_hook_drops_an_endless_payload_and_returns(cli, home: Path, through:
     assert not list(home.rglob("recall-log.jsonl"))  # nothing recorded
     notes = "".join(p.read_text(encoding="utf-8") for p in home.rglob("hook-debug.log")) + res.stderr.decode()
     assert "payload larger than" in notes
+
+
+@needs_zero
+@pytest.mark.parametrize("argv, code, said", [
+    (["import-capture", ZERO, "--id", "cap-zero", "--no-snapshot"], 3, f"{ZERO}: cannot be read: larger than 64 MiB"),
+    (["report", ZERO], 2, f"{ZERO}: cannot be read: larger than 256 MiB"),
+    (["run", "--expectations", ZERO, "--only", "accept-bob-both-sed"], 3, f"{ZERO}: larger than 16 MiB"),
+])
+def test_the_harness_refuses_an_endless_file(tmp_path: Path, argv: list[str], code: int, said: str) -> None:
+    res = subprocess.run([sys.executable, "-m", "conformance", *argv], capture_output=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, preexec_fn=capped)
+    assert res.returncode == code, res.stderr
+    assert res.stderr.decode() == f"teamai-conformance: error: {said}\n"

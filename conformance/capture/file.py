@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reference import bounded
+
+# A capture file's payloads are each at most the hook's limit; a larger file, or one that never
+# ends (``/dev/zero``), is refused rather than read until the memory runs out.
+MAX_FILE = 64 << 20
+
 # The events a hook acts on; the others (pre-tool-use, prompts, session ends) were recorded but
 # there is nothing for a scenario to replay in them.
 REPLAYED = ("post-tool-use", "post-tool-use-failure", "stop", "subagent-stop")
@@ -52,8 +58,8 @@ def read(paths: list[Path]) -> Capture:
     out = Capture()
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = bounded.read_file(str(path), MAX_FILE).decode("utf-8")
+        except (OSError, UnicodeDecodeError, bounded.TooLarge) as exc:
             raise CaptureError(f"{path}: cannot be read: {exc}") from exc
         for number, raw in enumerate(text.splitlines(), 1):
             where = f"{path.name}:{number}"

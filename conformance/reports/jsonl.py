@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from reference import bounded
+
 from .. import __version__
 from ..corpus.capabilities import action_of
 from ..corpus.clauses import Clause
@@ -32,6 +34,7 @@ from . import explain_text as report_explain
 REPORT_VERSION = 1
 LOG_KEPT = 100  # log lines kept from each end of an observed log; the middle is only counted
 Run = tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]
+MAX_FILE = 256 << 20  # a report to read back; a larger file, or one that never ends, is refused
 
 
 class ReportError(ValueError):
@@ -135,8 +138,8 @@ def _one_line(text: str) -> str:
 def read(path: Path) -> Run:
     """(header, case lines, footer or None when the run was cut short)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = bounded.read_file(str(path), MAX_FILE).decode("utf-8")
+    except (OSError, UnicodeDecodeError, bounded.TooLarge) as exc:
         raise ReportError(f"{path}: cannot be read: {exc}") from exc
     lines = []
     for number, raw in enumerate(text.split("\n"), 1):  # not splitlines: a report written before

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import tomli_w
 
+from reference import bounded
+
 from . import outcomes
 from .outcomes import CaseResult
 
@@ -36,6 +38,8 @@ STATUSES = ("fail", "skip")
 
 class ExpectationsError(ValueError):
     pass
+
+MAX_FILE = 16 << 20  # an expectations file to read; one that never ends is refused
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,10 @@ class Expected:
 
 def load(path: Path) -> dict[str, Expected]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(bounded.read_file(str(path), MAX_FILE).decode("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, bounded.TooLarge) as exc:
         raise ExpectationsError(f"{path}: {exc}") from exc
     result: dict[str, Expected] = {}
     for case_id, entry in data.items():
