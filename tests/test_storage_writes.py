@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -72,3 +73,17 @@ def test_an_intent_that_is_not_whole_reads_as_none(tmp_path) -> None:
         assert storage.read_intent(path) is None
     Path(path).write_bytes(whole.replace(b"data", b"dada"))
     assert storage.read_intent(path) is None
+
+
+@given(st.one_of(st.text(max_size=30), st.floats().map(repr), st.sampled_from(["inf", "-inf", "nan", "1e309", "1e300"])))
+def test_the_lock_wait_is_always_a_bounded_number_of_seconds(raw: str) -> None:
+    """``inf`` (or ``1e309``) made every recall fail with ``OverflowError`` when SQLite's busy
+    timeout was set from it; ``nan`` and words fall back to the default."""
+    wait = storage.lock_wait({"TEAMAI_LOCK_WAIT": raw})
+    assert 0.0 <= wait <= storage.MAX_LOCK_WAIT
+
+
+@pytest.mark.parametrize("raw", ["inf", "1e309", "1e300"])
+def test_recall_answers_under_an_endless_lock_wait(cli, raw: str) -> None:  # type: ignore[no-untyped-def]
+    res = cli("recall", "redis", env={"TEAMAI_LOCK_WAIT": raw})
+    assert res.code == 0 and res.out.startswith("--- [teamai:recall:start] ---"), res.err

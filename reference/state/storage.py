@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_LOCK_WAIT = 10.0
+MAX_LOCK_WAIT = 86400.0  # a day: TEAMAI_LOCK_WAIT beyond it is cut to it
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 TEMP = ".tmp-"  # between a file's name and its temp's random part
@@ -458,13 +459,17 @@ def _sha256(data: bytes) -> bytes:
 
 
 def lock_wait(env: Mapping[str, str]) -> float:
-    """Bounded wait for locks; ``TEAMAI_LOCK_WAIT`` (seconds) shortens it for tests."""
+    """Bounded wait for locks; ``TEAMAI_LOCK_WAIT`` (seconds) shortens it for tests. A value that
+    is no number of seconds (``abc``, ``nan``, ``inf``) is ignored; one past :data:`MAX_LOCK_WAIT`
+    is cut to it (an endless wait is no bound, and SQLite's busy timeout is an ``int`` of ms)."""
     raw = env.get("TEAMAI_LOCK_WAIT")
     if raw:
         try:
-            return max(0.0, float(raw))
+            value = float(raw)
         except ValueError:
-            pass
+            return DEFAULT_LOCK_WAIT
+        if value == value and value != float("inf"):  # not nan, not inf
+            return min(MAX_LOCK_WAIT, max(0.0, value))
     return DEFAULT_LOCK_WAIT
 
 
