@@ -41,10 +41,12 @@ def _expected(instant: dt.datetime) -> int:
 @example(instant=dt.datetime(1900, 3, 1, 0, 0, 0))
 @example(instant=dt.datetime(2000, 2, 29, 12, 0, 0))
 @example(instant=dt.datetime(1969, 12, 31, 23, 59, 59, 1000))
+@example(instant=dt.datetime(1, 1, 1))
+@example(instant=dt.datetime(999, 12, 31, 23, 59, 59, 999000))
 def test_the_stamp_spelling_is_read_by_hand_as_datetime_reads_it(instant):
     text = f"{instant.year:04d}-" + instant.strftime("%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
-    if instant.year >= 1000:  # (strftime writes a year before 1000 with fewer digits)
-        assert text == clock.stamp(instant.replace(tzinfo=dt.UTC))
+    # Every year at four digits: strftime("%Y") wrote the year 1 as "1", a line the log's readers dropped.
+    assert text == clock.stamp(instant.replace(tzinfo=dt.UTC)) == clock.stamp_micros(_expected(instant))
     assert _by_hand(text) == _expected(instant) == clock.micros(text)
     whole = text[:19] + "Z"  # the spelling without milliseconds
     assert _by_hand(whole) == _expected(instant.replace(microsecond=0))
@@ -64,3 +66,13 @@ def test_other_spellings_go_to_datetime_and_agree(instant, offset):
 def test_what_is_no_instant_is_refused_by_hand_as_by_datetime(text):
     with pytest.raises(clock.ClockError):
         _by_hand(text)
+
+
+@pytest.mark.parametrize("year", ["0001", "0999"])
+def test_a_run_recorded_before_the_year_1000_is_kept_by_pull(cli, year: str) -> None:  # type: ignore[no-untyped-def]
+    """The whole way: the run line written at such an instant is read back, not dropped as malformed."""
+    at = {"TEAMAI_NOW": f"{year}-06-01T00:00:00Z"}
+    assert cli("recall", "redis", env=at).code == 0
+    pulled = cli("pull", env={"TEAMAI_NOW": f"{year}-06-01T00:10:00Z"})
+    assert pulled.code == 0 and "0 malformed" in pulled.out and "1 of 1 line(s) kept" in pulled.out, pulled.out
+    assert pulled.err == ""

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
         return EXIT_INPUT
     problem = frontmatter.split(text).problem
     data = text.encode("utf-8")
-    name = f"{slug(title)}-{now(io.env).strftime('%Y-%m-%d')}-{hashlib.sha256(data).hexdigest()[:6]}"
+    name = f"{slug(title)}-{now(io.env).date().isoformat()}-{hashlib.sha256(data).hexdigest()[:6]}"
     present = {a.tree_path for a in tree.walk(scope.team, scope.learnings_roots)}
 
     def exists(target: paths.Target) -> bool:

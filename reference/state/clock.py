@@ -124,8 +124,14 @@ def stamp(instant: _dt.datetime) -> str:
     """The one spelling of an instant in every file the reference writes (ms, UTC, ``Z``)."""
     import datetime as _dt
 
-    instant = instant.astimezone(_dt.UTC)
-    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+    i = instant.astimezone(_dt.UTC)
+    return _spelt(i.year, i.month, i.day, i.hour, i.minute, i.second, i.microsecond // 1000)
+
+
+def _spelt(year: int, month: int, day: int, hour: int, minute: int, second: int, ms: int) -> str:
+    """Every field at its full width. ``strftime("%Y")`` writes the year 1 as ``1``, not ``0001``,
+    and the log's readers, which take an instant at fixed places, dropped such a line as malformed."""
+    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{ms:03d}Z"
 
 
 def now_seconds(env: Mapping[str, str]) -> float:
@@ -145,7 +151,8 @@ def now_micros(env: Mapping[str, str]) -> int:
 
 def stamp_micros(value: int) -> str:
     """:func:`stamp` of an instant given in microseconds, without ``datetime``."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(value // 1_000_000)) + f"{value % 1_000_000 // 1000:03d}Z"
+    t = time.gmtime(value // 1_000_000)
+    return _spelt(t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, value % 1_000_000 // 1000)
 
 
 def now_stamp(env: Mapping[str, str]) -> str:
@@ -154,4 +161,5 @@ def now_stamp(env: Mapping[str, str]) -> str:
         return stamp(now(env))
     seconds = time.time()
     whole = int(seconds)
-    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)) + f"{int((seconds - whole) * 1000):03d}Z"
+    t = time.gmtime(whole)
+    return _spelt(t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, int((seconds - whole) * 1000))
