@@ -36,6 +36,8 @@ def decode(line: bytes) -> dict[str, Any]:
         message = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolViolation(f"not a JSON line: {line[:200]!r}") from exc
+    except RecursionError as exc:  # a driver's answer nested past the parser's depth: broken, not fatal
+        raise ProtocolViolation(f"a JSON line nested too deeply to read: {line[:200]!r}") from exc
     if not isinstance(message, dict):
         raise ProtocolViolation(f"not a JSON object: {line[:200]!r}")
     return message
@@ -47,7 +49,10 @@ def check(message: dict[str, Any], cmd: str, direction: str) -> None:
         name = "error.response"
     else:
         name = f"{cmd}.{direction}"
-    error = schema.best_error(message, f"protocol/{name}.json")
+    try:
+        error = schema.best_error(message, f"protocol/{name}.json")
+    except RecursionError as exc:
+        raise ProtocolViolation(f"{cmd} {direction}: nested too deeply to check") from exc
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"
         raise ProtocolViolation(f"{cmd} {direction} at {where}: {error.message}")

@@ -37,7 +37,8 @@ def _with_boom(root: Path) -> corpus.Corpus:
 
 
 @pytest.mark.parametrize("directive, outcome", [("crash", outcomes.CRASH), ("hang", outcomes.TIMEOUT),
-                                                ("garbage", outcomes.ERROR), ("flood", outcomes.ERROR)])
+                                                ("garbage", outcomes.ERROR), ("flood", outcomes.ERROR),
+                                                ("deep", outcomes.ERROR)])
 def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, directive, outcome):
     loaded = _with_boom(corpus_copy)
     chosen = selection.select(loaded, ["aa-boom", "fx-recall-prints-hit", "fx-designed-to-fail"])

@@ -7,6 +7,7 @@ directive says otherwise:
 - ``hang``: never answers a recall whose query contains ``boom``;
 - ``garbage``: answers a recall whose query contains ``boom`` with a line that is not JSON;
 - ``flood``: answers a recall whose query contains ``boom`` with bytes that never end their line;
+- ``deep``: answers a recall whose query contains ``boom`` with JSON nested 100,000 deep;
 - ``few``: declares only the recall command, no agents, no log and no hold;
 - ``bad-protocol``: answers the handshake with protocol 99;
 - ``no-stop``: a Stop hook does nothing (the session is never reduced, so nothing is upvoted);
@@ -82,6 +83,10 @@ def main(directive: str) -> int:
             block = b"x" * (1 << 20)
             while True:
                 sys.stdout.buffer.write(block)
+        if boom and directive == "deep":
+            sys.stdout.buffer.write(b"[" * 100_000 + b"]" * 100_000 + b"\n")
+            sys.stdout.buffer.flush()
+            return {"seq": message.get("seq"), "ok": True, "exit": 0, "stdout": "", "stderr": ""}
         if boom and directive == "garbage":
             sys.stdout.buffer.write(b"this is not json\n")
             sys.stdout.buffer.flush()
