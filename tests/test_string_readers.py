@@ -10,6 +10,7 @@ import string
 import subprocess
 import sys
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -228,3 +229,14 @@ def test_a_crediting_stop_imports_neither_json_nor_re(tmp_path) -> None:  # type
     assert "upvoted_count: 1" in (scope.ledger_path and open(scope.ledger_path).read())
     for heavy in ("json", "re", "enum", "functools", "collections", "contextlib", "operator", "typing"):
         assert heavy not in names, heavy
+
+
+def test_loads_calls_json_nested_past_the_parsers_depth_malformed() -> None:
+    """``json.loads`` runs out of depth (``RecursionError``); every reader of the state takes a
+    ``ValueError`` as a malformed line, so this one is too."""
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    for data in (deep, deep.encode(), '{"kind":"run","x":' + deep + "}"):
+        with pytest.raises(ValueError, match="nested too deeply"):
+            jsontext.loads(data)

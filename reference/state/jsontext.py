@@ -55,7 +55,17 @@ def _package() -> Any:
 
 
 def loads(data: bytes | str) -> Any:
-    """``json.loads(data)``: the same value, and a ``ValueError`` where it raises one."""
+    """``json.loads(data)``: the same value, and a ``ValueError`` where it raises one, or where it
+    runs out of depth (``RecursionError``): a log line or file nested past what the parser can
+    follow is malformed like any other, so every reader of the state skips it, where before it
+    stopped ``stats``, ``pull`` and every Stop of that scope."""
+    try:
+        return _loads(data)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
+
+
+def _loads(data: bytes | str) -> Any:
     if _make_scanner is None:
         return _package().loads(data)
     if isinstance(data, (bytes, bytearray)):

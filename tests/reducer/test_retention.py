@@ -191,3 +191,23 @@ def test_the_whole_log_is_read_as_its_lines_one_by_one(lines, how, at):
         assert log.unit[at] == retention._as_bytes(logread.identity(json.loads(log.lines[at])))
     for at in log.by_kind["consumed"]:
         assert log.unit[at] == retention._as_bytes(logread.consumed_identity(json.loads(log.lines[at])))
+
+
+@pytest.mark.parametrize("tail", [b',garbage}', b',"x":1,}', b',"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                                  b',"x":"\xff"}', b'}{"kind":"run"}'])
+@pytest.mark.parametrize("alone", [True, False])
+def test_a_line_spelt_like_the_log_but_not_json_is_dropped_as_malformed(lab, tail: bytes, alone: bool) -> None:
+    """It starts as the log's own lines do (kind, then ts) and ends its object, so pull took it for
+    well formed and kept it, while every reader skipped it and ``stats`` warned about it again on
+    every call. ``alone``: among lines that are all the log's own spelling (the one-pass reading),
+    or beside one spelt otherwise (the line-by-line one)."""
+    young = NOW - DAY
+    records = [run(young, "r1", "ses-a", [lab.doc("d1")])]
+    if not alone:
+        records.append({"ts": logs.ts(young), "kind": "claim", "session": "ses-a", "run": "r1"})  # keys reordered
+    lab.write(records)
+    with open(lab.log_path, "ab") as fh:
+        fh.write(b'{"kind":"run","ts":"' + logs.ts(young).encode() + b'"' + tail + b"\n")
+    res = _prune(lab)
+    assert res.malformed == 1 and res.after == len(records)
+    assert tail not in lab.log_path.read_bytes()

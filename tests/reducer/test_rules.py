@@ -268,6 +268,23 @@ def test_malformed_lines_are_skipped_and_counted(lab):
     assert reducer.load(lab.cfg()).skipped == 3  # what stats warns about
 
 
+def test_a_line_nested_too_deeply_is_malformed_for_stop_stats_and_pull(lab):
+    """Such a line (a hand edit, a broken writer) raised ``RecursionError``: every Stop of the scope
+    failed, ``stats`` and ``pull`` stopped with a traceback, and nothing could prune it."""
+    from reference.state import retention
+
+    deep = b"[" * 100_000 + b"]" * 100_000
+    lab.write([run(0, R1, "ses-a", [lab.doc("d1")])])
+    with open(lab.log_path, "ab") as fh:
+        fh.write(b'{"kind":"run","ts":"2026-11-30T10:00:01.000Z","x":' + deep + b"}\n")
+        fh.write(b'{"kind":"evidence","ts":"2026-11-30T10:00:02.000Z","session":"ses-a","x":' + deep + b"}\n")
+    lab.append([evidence(5, "ses-a", lab.path("d1"))])
+    assert lab.reduce().credited == [("ses-a", "d1")] and lab.votes() == {"d1": 1}  # the Stop
+    assert reducer.load(lab.cfg()).skipped == 2  # stats
+    pruned = retention.prune(lab.cfg(90_000.0), lab.warnings.append)  # pull
+    assert pruned.malformed == 2 and b"[[[" not in lab.log_path.read_bytes()
+
+
 def test_a_line_that_is_not_utf8_is_malformed_whichever_way_the_log_is_read(lab):
     """The byte readers must not read what the decoder refuses: a consumed line with a byte that is
     not UTF-8 (in a field no reader looks at) consumes nothing, so its read still credits, in a
