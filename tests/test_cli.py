@@ -142,4 +142,3 @@ def test_the_shapes_agents_use_skip_argparse() -> None:
     for argv in (["recall"], ["recall", "--help"], ["recall", "a", "--check", "b"], ["recall", "--limit", "x", "q"],
                  ["recall", "--lim", "3", "q"], ["recall", "--", "-q"], ["index"]):
         assert cli_module.plain_recall(argv) is None, argv
-
