@@ -96,3 +96,14 @@ def test_a_deleted_working_folder_is_named_when_a_relative_path_needs_it(cli, tm
     absolute = subprocess.run(["sh", "-c", line, sys.executable, str(gone), "recall", "redis"], capture_output=True,
                               env=env, timeout=120)  # the team from TEAMAI_TEAM, absolute: the folder is not needed
     assert absolute.returncode == 0 and absolute.stdout.startswith(b"--- [teamai:recall:start] ---"), absolute.stderr
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "utf-8"])
+def test_stats_json_is_json_whatever_the_output_can_spell(cli, encoding: str) -> None:  # type: ignore[no-untyped-def]
+    """An ASCII stream took a character past U+FFFF as ``\\U0001f600``, which no JSON reader takes."""
+    session = "ses-😀-顺序"
+    assert cli("recall", "redis", env={"CLAUDE_CODE_SESSION_ID": session}).code == 0
+    res = cli.subprocess("stats", "--json", env={"PYTHONIOENCODING": encoding})
+    assert res.code == 0, res.err
+    assert [row["session"] for row in json.loads(res.out)] == [session]
+    assert res.out.isascii() == (encoding == "ascii")

@@ -75,7 +75,10 @@ def run(args: argparse.Namespace, io: Io) -> int:
         io.warn(f"skipped {model.skipped} malformed line(s) in the recall log {cfg.active.log_path}")
     table = rows(model)
     if args.json:
-        io.stdout.write(json.dumps(table, ensure_ascii=False) + "\n")
+        # Where the output cannot spell every character, JSON's own escapes: the stream's would
+        # write a character past U+FFFF as ``\U0001f600``, which is no JSON.
+        encoding = (getattr(io.stdout, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+        io.stdout.write(json.dumps(table, ensure_ascii=encoding != "utf8") + "\n")
     else:
         io.stdout.write(render(model, table))
     return EXIT_OK
