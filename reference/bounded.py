@@ -3,7 +3,8 @@ line or in the environment) with a bound.
 
 Such an input may never end: ``/dev/zero`` or a FIFO given as the file, a pipe nobody closes
 after writing. Read whole, it took all the memory and ended in ``MemoryError``, or held a hook,
-and with it the agent's tool call, for ever. Each reader names its limit; past it the input is
+and with it the agent's tool call, for ever. The limits of the files a person names are here;
+the hook's own are ``hook.dispatch.MAX_PAYLOAD`` and ``MAX_DRAIN``. Past a limit the input is
 refused with :class:`TooLarge`, which says how large is too large.
 """
 
@@ -14,6 +15,11 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
 CHUNK = 1 << 20
+
+# The limit of each reader of a file a person names, past which it is no such file.
+WITHHELD_LIST = 1 << 20  # TEAMAI_WITHHELD_FILE, codebase slugs (relations.visibility): past it, unreadable
+LEARNING = 64 << 20  # contribute --file: a learning is a note
+SAVED_PAYLOADS = 64 << 20  # replay's files: a payload, or a capture of payloads each at most the hook's limit
 
 
 class TooLarge(ValueError):

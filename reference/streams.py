@@ -88,6 +88,13 @@ def process_io(env: Mapping[str, str]) -> Io:
     return Io(env, stdin, _Output(text(sys.stdout)), text(sys.stderr))  # type: ignore[arg-type]
 
 
+def spells_all(stream: IO[str]) -> bool:
+    """Whether a text stream's encoding can write every character: a UTF one, or none at all (text
+    kept in memory, as the conformance harness runs a command)."""
+    encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+    return encoding.startswith("utf")
+
+
 def one_line(message: str) -> str:
     """A message as one line: a tool that wraps another's error text must not spill lines."""
     return " ".join(part.strip() for part in message.splitlines() if part.strip())

@@ -67,7 +67,7 @@ def read(paths: list[Path]) -> Capture:
                 continue
             try:
                 line = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # (nested past the parser's depth)
                 out.skipped.append(f"{where}: not a JSON line")
                 continue
             call = _call(line, where)

@@ -54,7 +54,7 @@ from typing import Any
 
 import yaml
 
-from ..running import protocol, sandbox
+from ..running import protocol, sandbox, timeline
 from ..server import serve
 from . import fixed_clock, teamai_cli_home
 
@@ -337,7 +337,7 @@ def _stamp(value: Any) -> str | None:
         if value.tzinfo is None:
             value = value.replace(tzinfo=dt.UTC)
         value = value.astimezone(dt.UTC)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return timeline.spell(value)
     return str(value)
 
 

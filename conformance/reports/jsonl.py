@@ -147,7 +147,7 @@ def read(path: Path) -> Run:
             continue
         try:
             line = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # (nested past the parser's depth)
             raise ReportError(f"{path}:{number}: not a JSON line: {exc}") from exc
         if not isinstance(line, dict):
             raise ReportError(f"{path}:{number}: not a JSON object")

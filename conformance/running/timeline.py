@@ -41,8 +41,10 @@ def parse_instant(text: str) -> dt.datetime:
 
 
 def spell(instant: dt.datetime) -> str:
+    """ISO 8601 to the millisecond, UTC, the year at four digits (``strftime("%Y")`` writes the
+    year 1 as ``1``, which no reader takes for an instant)."""
     instant = instant.astimezone(dt.UTC)
-    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+    return f"{instant.year:04d}-{instant:%m-%dT%H:%M:%S}.{instant.microsecond // 1000:03d}Z"
 
 
 def next_instant(previous: dt.datetime | None, start: dt.datetime, at: Any) -> dt.datetime:

@@ -38,9 +38,6 @@ if TYPE_CHECKING:
     from ..streams import Io
 
 SLUG_CHARS = 60
-# A learning is a note; a file larger than this is refused, so a file that never ends (``/dev/zero``)
-# is a message, not all the memory.
-MAX_LEARNING = 64 << 20
 _TITLE_LINE = re.compile(r"^title[ \t]*:.*$", re.MULTILINE)
 
 
@@ -121,7 +118,7 @@ def run(args: argparse.Namespace, io: Io) -> int:
                  " recall cannot find what it holds; rename it; nothing was published")
         return EXIT_INPUT
     try:
-        text = with_title(frontmatter.decode(bounded.read_file(args.file, MAX_LEARNING)), title)
+        text = with_title(frontmatter.decode(bounded.read_file(args.file, bounded.LEARNING)), title)
     except OSError as exc:
         io.error(f"{args.file}: cannot be read ({exc.strerror}); nothing was published")
         return EXIT_INPUT

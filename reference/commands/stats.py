@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import reducer
 from ..cli import EXIT_OK, _load_config
-from ..streams import Io
+from ..streams import Io, spells_all
 
 LAST = 10
 
@@ -75,10 +75,9 @@ def run(args: argparse.Namespace, io: Io) -> int:
         io.warn(f"skipped {model.skipped} malformed line(s) in the recall log {cfg.active.log_path}")
     table = rows(model)
     if args.json:
-        # Where the output cannot spell every character, JSON's own escapes: the stream's would
-        # write a character past U+FFFF as ``\U0001f600``, which is no JSON.
-        encoding = (getattr(io.stdout, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
-        io.stdout.write(json.dumps(table, ensure_ascii=encoding != "utf8") + "\n")
+        # JSON's own escapes where the output cannot spell every character: the stream's would
+        # write one past U+FFFF as ``\U0001f600``, which is no JSON.
+        io.stdout.write(json.dumps(table, ensure_ascii=not spells_all(io.stdout)) + "\n")
     else:
         io.stdout.write(render(model, table))
     return EXIT_OK

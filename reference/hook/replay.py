@@ -21,10 +21,6 @@ from ..team import config
 from . import classify, dispatch
 from .toolcall import POST_TOOL_USE, POST_TOOL_USE_FAILURE
 
-# A saved payload or a capture file (its payloads are each at most ``dispatch.MAX_PAYLOAD``); a
-# larger file, or one that never ends, is refused with a message.
-MAX_FILE = 64 << 20
-
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:
     from typing import Any
@@ -41,7 +37,7 @@ Loaded = tuple[str, "dict[str, Any]", "str | None", "str | None", "tuple[str, ..
 
 def _load(path: str) -> list[Loaded]:
     """(where, payload, agent, event, roots) per payload the file holds."""
-    raw = bounded.read_file(path, MAX_FILE)
+    raw = bounded.read_file(path, bounded.SAVED_PAYLOADS)
     try:
         data = json.loads(raw)
     except ValueError:
@@ -120,7 +116,7 @@ def _captures(files: list[str]) -> bool:
     """Whether every file is a capture (whose lines name the team folder the hook saw)."""
     try:
         for path in files:
-            first = bounded.first_line(path, MAX_FILE)
+            first = bounded.first_line(path, bounded.SAVED_PAYLOADS)
             if not _is_capture_line(json.loads(first)):
                 return False
     except (OSError, ValueError, AttributeError, RecursionError):

@@ -13,15 +13,13 @@ from .. import bounded
 from ..team.config import Config
 from ..team.tree import WIKI, WIKI_PREFIX
 
-MAX_WITHHELD = 1 << 20  # a list of slugs; a larger "list" (``/dev/zero``) is one that cannot be read
-
 
 def withheld(cfg: Config) -> frozenset[str] | None:
     """The withheld codebase slugs; ``None`` when the list is named but cannot be read."""
     if not cfg.withheld_file:
         return frozenset()
     try:
-        text = bounded.read_file(cfg.withheld_file, MAX_WITHHELD).decode("utf-8")
+        text = bounded.read_file(cfg.withheld_file, bounded.WITHHELD_LIST).decode("utf-8")
     except (OSError, UnicodeDecodeError, bounded.TooLarge):
         return None
     slugs = (line.split("#", 1)[0].strip() for line in text.splitlines())

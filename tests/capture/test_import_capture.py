@@ -251,7 +251,7 @@ def test_the_import_refuses_to_overwrite_and_says_what_is_wrong(machine: Machine
     assert cli.main(["import-capture", str(capture), "--id", "Bad_Id", "--out-dir", str(target)], out, err) == 2
     empty = tmp_path / "empty.jsonl"
     empty.write_text('{"ts": "2026-11-30T10:00:00.000Z", "agent": "codex", "event": "session-start", '
-                     '"payload": {}}\nnot json\n')
+                     '"payload": {}}\nnot json\n' + "[" * 100_000 + "]" * 100_000 + "\n")  # and one nested too deep
     err = io.StringIO()
     assert cli.main(["import-capture", str(empty), "--out-dir", str(target)], out, err) == 3
     assert "no hook call to replay" in err.getvalue() and "not a JSON line" in err.getvalue()

@@ -143,6 +143,7 @@ def test_a_report_cut_short_is_a_column_marked_so(runs, tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ('{"kind": "header"}\nnot json\n', ":2: not a JSON line"),
+    ('{"kind": "header"}\n' + "[" * 100_000 + "]" * 100_000 + "\n", ":2: not a JSON line"),  # nested too deep
     ("[1, 2]\n", ":1: not a JSON object"),
     ("", "not a teamai-conformance report"),
 ])

@@ -121,3 +121,12 @@ def test_a_repeated_file_is_spelt_out_and_text_is_kept():
     assert file_text({"repeat": "x", "times": 2}) == "xx"
     assert expand_tree({"a.md": "text", "b.md": {"repeat": "y", "times": 1}}) == {"a.md": "text", "b.md": "y"}
     assert expand_tree(None) is None
+
+
+@given(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59, 999000)))
+def test_an_instant_is_spelt_so_that_it_reads_back(instant: dt.datetime) -> None:
+    """Every year at four digits: the year 1 was spelt ``1-01-31T…``, which the implementation
+    refused as TEAMAI_NOW."""
+    text = timeline.spell(instant.replace(tzinfo=dt.UTC))
+    assert len(text) == 24 and text[4] == "-"
+    assert timeline.parse_instant(text) == instant.replace(microsecond=instant.microsecond // 1000 * 1000, tzinfo=dt.UTC)
