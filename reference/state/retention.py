@@ -14,14 +14,15 @@ hook path. What it never drops, however old or however many lines there are: a p
 A read and its consumed lines are kept or dropped together: a consumed line without its read is
 harmless, but a read without its consumed line would vote again. Malformed lines (not JSON, no
 known kind, no instant, cut short) are dropped and counted; a line in the log's own spelling is
-judged by its bytes up to its ``ts``, so one spoilt further on stays until it is old (the reducer
-skips it and counts it whenever it reads it). Lines that survive are written back byte for byte,
-in their original order.
+judged by its bytes up to its ``ts`` and its closing brace, then, if it survives, checked as JSON
+with the other survivors (one decode): one spoilt in between is dropped and counted then, as every
+reader skips it (an old one goes as old, unread). Lines that survive are written back byte for
+byte, in their original order.
 
 Last, still under the lock, the reducer's checkpoint is worked out for the file as it now is, so
 the next Stop reads only what is appended after the pull. Lines are judged from their bytes
 where the log's own spelling allows (a 50,000-line log is pruned well within a second); only what
-the young pending reads need is decoded.
+the young pending reads need is decoded one line at a time, and the survivors together.
 """
 
 from __future__ import annotations
