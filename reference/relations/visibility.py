@@ -9,7 +9,6 @@ teamwiki target at all, since a relation line would print the path of a page tha
 
 from __future__ import annotations
 
-from .. import bounded
 from ..team.config import Config
 from ..team.tree import WIKI, WIKI_PREFIX
 
@@ -18,6 +17,8 @@ def withheld(cfg: Config) -> frozenset[str] | None:
     """The withheld codebase slugs; ``None`` when the list is named but cannot be read."""
     if not cfg.withheld_file:
         return frozenset()
+    from .. import bounded  # only when a list is named: a warm recall stays light (ARCHITECTURE.md)
+
     try:
         text = bounded.read_file(cfg.withheld_file, bounded.WITHHELD_LIST).decode("utf-8")
     except (OSError, UnicodeDecodeError, bounded.TooLarge):
