@@ -146,7 +146,12 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stder
     out, err = pipes.Sink(stdout or sys.stdout), pipes.Sink(stderr or sys.stderr)
     sys.stdout, sys.stderr = out, err  # argparse's --help writes there
     try:
-        return _main(argv, out, err)  # type: ignore[arg-type]
+        code = _main(argv, out, err)  # type: ignore[arg-type]
+        out.flush()
+        if out.failed is not None:  # the work is done (reports written); only the output is lost
+            err.write(f"teamai-conformance: error: the output cannot be written: {out.failed.strerror or out.failed}\n")
+            return code or EXIT_UNEXPECTED
+        return code
     finally:
         out.flush()
         err.flush()

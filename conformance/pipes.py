@@ -6,6 +6,11 @@ rest of its output and finishes its work (a run still writes its ``--report`` an
 files), with the exit code it would have had. Python would instead raise ``BrokenPipeError`` at
 the next write and again when it flushes the stream on the way out. ``cli.main`` wraps the
 process's streams with a :class:`Sink`; ``server.py`` stops serving when nobody reads its answers.
+
+Output that cannot be written (a full disk) is dropped the same way, so the command still
+finishes its work, and :attr:`Sink.failed` keeps why: ``cli.main`` then says so and fails.
+argparse's help would otherwise drop that failure silently, and any other write end in a
+traceback.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ class Sink:
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.gone = False
+        self.failed: OSError | None = None  # why the output could not be written, if it could not
 
     def write(self, text: str) -> int:
         if not self.gone:
@@ -31,6 +37,9 @@ class Sink:
                     self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
             except BrokenPipeError:
                 self._lost()
+            except OSError as exc:
+                self.failed = exc
+                self._lost()
         return len(text)
 
     def flush(self) -> None:
@@ -38,6 +47,9 @@ class Sink:
             try:
                 self.stream.flush()
             except BrokenPipeError:
+                self._lost()
+            except OSError as exc:
+                self.failed = exc
                 self._lost()
 
     def isatty(self) -> bool:

@@ -29,7 +29,9 @@ from .streams import Io, OutputLost, one_line, process_io
 TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fresh process ~4 ms
 if TYPE_CHECKING:  # argparse is imported when a command needs it, never on the hook path
     import argparse
-    from typing import Any
+    from typing import IO, Any
+
+    from _typeshed import SupportsWrite
 
     from .team.config import Config
 
@@ -77,9 +79,10 @@ def _columns() -> int:
         return 78
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, out: IO[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``command`` given, only that command's module is imported (a recall
-    should not pay for importing review's or replay's code)."""
+    should not pay for importing review's or replay's code). Help goes to ``out``, the command's
+    own output (the process's stdout where none is given)."""
     import argparse
 
     class _Formatter(argparse.HelpFormatter):
@@ -95,6 +98,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
         def error(self, message: str) -> None:  # type: ignore[override]
             raise _Usage(self.prog, message)
+
+        def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+            # argparse writes help to sys.stdout and drops a failure to write it: help sent to a
+            # full disk was lost with exit 0, and a command run in-process wrote it past its Io.
+            (file or out or sys.stdout).write(self.format_help())
 
     parser = _Parser(prog="teamai-ref", description="Reference implementation of TeamAI recall (#884, #1552).")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
@@ -334,10 +342,12 @@ def run(argv: Sequence[str], io: Io) -> int:
     args = plain_recall(argv)
     if args is None:
         try:
-            args = build_parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(list(argv))
+            args = build_parser(next((a for a in argv if not a.startswith("-")), None), io.stdout).parse_args(list(argv))
         except _Usage as exc:  # already "<command>: error: ...", argparse's own form
             io.stderr.write(f"{exc}\n")
             return EXIT_USAGE
+        except SystemExit:  # argparse ends --help so, its help written
+            return EXIT_OK
     if args.version:
         from . import __version__
 

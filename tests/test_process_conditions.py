@@ -55,6 +55,16 @@ def test_output_on_a_full_device_is_named_as_the_output(cli) -> None:  # type: i
     assert err == "teamai-ref: error: the output cannot be written: No space left on device\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [("--help",), ("recall", "--help"), ("stats", "-h"), ("capture", "--help"), ()])
+def test_help_on_a_full_device_is_an_error_too(cli, argv: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    """argparse drops a failure to write help: it ended with exit 0 and nothing written."""
+    res = _shell(cli, '"$@" >/dev/full', *argv)
+    err = res.stderr.decode()
+    assert res.returncode == 3, err
+    assert err == "teamai-ref: error: the output cannot be written: No space left on device\n"
+
+
 @pytest.mark.parametrize("closed", ["<&-", ">&- 2>&-", "<&- >&- 2>&-"])
 def test_the_hook_exits_0_with_its_streams_closed(cli, closed: str) -> None:  # type: ignore[no-untyped-def]
     line = f'"$0" -I -S "$1" post-tool-use --tool claude {closed}'

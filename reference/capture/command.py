@@ -33,7 +33,7 @@ TYPE_CHECKING = False  # typing is imported only by type checkers: it costs a fr
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
-    from typing import Any
+    from typing import IO, Any
 
     from ..streams import Io
 
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, io: Io, inner: list[str] | None = None) -> int
     return _capture(args, inner or [], io, raw)
 
 
-def main(argv: list[str], io: Io, build_parser: Callable[[str], argparse.ArgumentParser]) -> int:
+def main(argv: list[str], io: Io, build_parser: Callable[[str, IO[str]], argparse.ArgumentParser]) -> int:
     """The command line after ``capture``; everything after the first ``--`` is the inner hook.
     ``build_parser`` is the command line's own (``cli.build_parser``), which parses this command's
     options as ``teamai-ref capture`` and says its help."""
@@ -72,12 +72,12 @@ def main(argv: list[str], io: Io, build_parser: Callable[[str], argparse.Argumen
     front, inner = argv[:cut], argv[cut + 1:]
     if "-h" in front or "--help" in front:
         try:
-            build_parser("capture").parse_args(["capture", "--help"])
+            build_parser("capture", io.stdout).parse_args(["capture", "--help"])
         except SystemExit:
             pass
         return 0
     try:
-        args = build_parser("capture").parse_args(["capture", *front])
+        args = build_parser("capture", io.stdout).parse_args(["capture", *front])
     except Exception as exc:  # noqa: BLE001 - a bad hook line must not fail the agent
         raw = _read_all(io.stdin)
         if raw is None:

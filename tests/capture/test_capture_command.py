@@ -212,11 +212,10 @@ def test_hook_command_prints_a_capture_line_that_works(machine: Machine):
 
 
 def test_help_names_the_command(capsys):
-    try:
-        run(["--help"], Io({}, io.BytesIO(), io.StringIO(), io.StringIO()))
-    except SystemExit:
-        pass
-    assert "capture" in capsys.readouterr().out
+    out = io.StringIO()
+    assert run(["--help"], Io({}, io.BytesIO(), out, io.StringIO())) == 0
+    assert "capture" in out.getvalue()
+    assert capsys.readouterr().out == ""  # help is the command's output, not the process's
     assert ROOT.joinpath("docs", "adapter-authors.md").read_text().count("teamai-ref capture") >= 3
 
 

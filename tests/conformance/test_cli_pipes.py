@@ -90,3 +90,36 @@ def test_text_the_stream_cannot_encode_is_written_escaped_not_raised():
     sink.write("next line\n")
     sink.flush()
     assert raw.getvalue().decode("utf-8") == "path /tmp/x\\ud800y.md\nnext line\n"
+
+
+FULL = "/dev/full"
+
+
+def _full_device_run(argv: list[str]) -> tuple[int, str]:
+    with open(FULL, "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "conformance", *argv], stdout=full, stderr=subprocess.PIPE,
+                              cwd=ROOT, timeout=300)
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(not os.path.exists(FULL), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv, code", [(["--help"], 1), (["run", "--help"], 1), ([], 2),
+                                        (["--corpus", str(CORPUS), "list"], 1),
+                                        (["--corpus", str(CORPUS), "run", "--only", "fx-designed-to-fail"], 1)],
+                         ids=["help", "run-help", "no-command", "list", "failing-run"])
+def test_output_on_a_full_device_is_an_error_that_says_so(argv, code):
+    """A full disk is not a reader that went away: the output is lost, and the exit says it.
+    Before, help ended with exit 0 and nothing written, and the other commands in a traceback."""
+    got, err = _full_device_run(argv)
+    assert err.endswith("teamai-conformance: error: the output cannot be written: No space left on device\n"), err
+    assert "Traceback" not in err
+    assert got == code
+
+
+@pytest.mark.skipif(not os.path.exists(FULL), reason="needs /dev/full (Linux)")
+def test_a_run_on_a_full_device_still_writes_its_report(tmp_path):
+    report = tmp_path / "r.jsonl"
+    got, err = _full_device_run(["--corpus", str(CORPUS), "run", "--only", "fx-recall-prints-hit",
+                                 "--report", str(report)])
+    assert got == 1 and "the output cannot be written" in err
+    assert report.read_text().splitlines()[-1].startswith('{"kind": "footer"')
