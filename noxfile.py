@@ -40,6 +40,15 @@ def tests(session: nox.Session) -> None:
     _pytest(session, *(session.posargs or ("-m", "not peer")))
 
 
+@nox.session
+def fresh(session: nox.Session) -> None:
+    """The tests with every property on fresh examples, a new seed every run (``tests`` and CI keep
+    them derandomized, so main fails only when the code does): run it to look for new
+    counterexamples. Arguments select, as for ``tests``."""
+    _install(session)
+    _pytest(session, "--hypothesis-profile=fresh", *(session.posargs or ("-m", "not peer")))
+
+
 @nox.session(name="sessions_fresh")
 def sessions_fresh(session: nox.Session) -> None:
     """The generated-session properties and the reducer's two stateful ones (checkpointed Stops,
