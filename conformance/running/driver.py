@@ -22,7 +22,6 @@ import os
 import select
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import traceback
@@ -38,6 +37,10 @@ HANDSHAKE_TIMEOUT = 30.0
 # One answer line, at most. A driver that writes more without a newline is broken (a loop printing
 # for ever); without a limit the harness kept every byte until the case's time ran out, gigabytes.
 MAX_ANSWER = 256 << 20
+# What is kept of a driver's stderr, for the reports: its last bytes. It is read from a pipe while
+# the harness waits for an answer, so a driver that writes to stderr for ever (a loop logging an
+# error) costs neither memory nor disk; a temporary file kept every byte until the case timed out.
+STDERR_KEPT = 64 << 10
 
 __all__ = ["Driver", "DriverCrashed", "DriverError", "DriverTimeout", "DriverUnusable", "LocalDriver",
            "ProcessDriver", "ProtocolViolation"]
@@ -173,28 +176,51 @@ class ProcessDriver(Driver):
         self.cwd = cwd
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
-        self._stderr: Any = None
+        self._stderr = bytearray()  # the last STDERR_KEPT bytes the driver wrote there
+        self._stderr_fd: int | None = None  # its pipe, until the driver closes it
         self.restarts = 0
         self._spawn()
 
     def _spawn(self) -> None:
-        self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._stderr, cwd=self.cwd, start_new_session=True)
+                                          stderr=subprocess.PIPE, cwd=self.cwd, start_new_session=True)
         except OSError as exc:
             raise DriverUnusable(f"{self.name}: cannot start: {exc}") from exc
+        assert self._proc.stderr is not None
+        self._stderr = bytearray()
+        self._stderr_fd = self._proc.stderr.fileno()
         self._buffer = bytearray()
         self._seq = 0
         self.handshake()
 
     def stderr_tail(self, limit: int = 2000) -> str:
-        if self._stderr is None:
-            return ""
-        self._stderr.seek(0, os.SEEK_END)
-        size = self._stderr.tell()
-        self._stderr.seek(max(0, size - limit))
-        return str(self._stderr.read().decode("utf-8", "replace"))
+        self._read_stderr(0.0)
+        return str(bytes(self._stderr[-limit:]).decode("utf-8", "replace"))
+
+    def _read_stderr(self, wait: float) -> None:
+        """Keep what the driver writes to stderr for ``wait`` seconds at most, or until it closes
+        the pipe (0: one read of what is there now). A driver that never stops writing cannot
+        hold the harness here."""
+        deadline = time.monotonic() + wait
+        while self._stderr_fd is not None:
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([self._stderr_fd], [], [], left)[0]:
+                return
+            self._keep_stderr()
+            if time.monotonic() >= deadline:
+                return
+
+    def _keep_stderr(self) -> int:
+        """One read of the driver's stderr, its last bytes kept; how many bytes it read."""
+        assert self._stderr_fd is not None
+        chunk = os.read(self._stderr_fd, 1 << 16)
+        if not chunk:
+            self._stderr_fd = None  # closed: the driver is gone, or wants no stderr
+        self._stderr += chunk
+        if len(self._stderr) > STDERR_KEPT:
+            del self._stderr[:-STDERR_KEPT]
+        return len(chunk)
 
     def _exchange(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         proc = self._proc
@@ -215,9 +241,14 @@ class ProcessDriver(Driver):
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 self._kill()
-                raise DriverTimeout(f"no answer to {message['cmd']} within {timeout:g}s")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+                tail = self.stderr_tail().strip()
+                raise DriverTimeout(f"no answer to {message['cmd']} within {timeout:g}s"
+                                    + (f"; stderr: {tail}" if tail else ""))
+            watched = [fd] if self._stderr_fd is None else [fd, self._stderr_fd]
+            ready, _, _ = select.select(watched, [], [], left)
+            if self._stderr_fd is not None and self._stderr_fd in ready:
+                self._keep_stderr()  # read while waiting: a driver blocked on a full stderr pipe answers nothing
+            if fd not in ready:
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
@@ -231,6 +262,7 @@ class ProcessDriver(Driver):
         proc = self._proc
         code = None
         if proc is not None:
+            self._read_stderr(2.0)  # its last words, up to its exit (or two seconds of silence)
             try:
                 code = proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
@@ -248,7 +280,9 @@ class ProcessDriver(Driver):
             except OSError:
                 proc.kill()
         proc.wait()
-        for stream in (proc.stdin, proc.stdout):
+        self._read_stderr(0.0)
+        self._stderr_fd = None
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 try:
                     stream.close()
@@ -272,6 +306,3 @@ class ProcessDriver(Driver):
                 pass
         self._kill()
         self._proc = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None

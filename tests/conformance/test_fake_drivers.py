@@ -37,6 +37,7 @@ def _with_boom(root: Path) -> corpus.Corpus:
 
 
 @pytest.mark.parametrize("directive, outcome", [("crash", outcomes.CRASH), ("hang", outcomes.TIMEOUT),
+                                                ("chatter", outcomes.TIMEOUT),
                                                 ("garbage", outcomes.ERROR), ("flood", outcomes.ERROR),
                                                 ("deep", outcomes.ERROR)])
 def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, directive, outcome):
@@ -48,10 +49,37 @@ def test_misbehaviour_has_its_outcome_and_the_run_goes_on(corpus_copy, fake, dir
     assert results["fx-designed-to-fail"].outcome == outcomes.FAIL
 
 
-def test_crash_message_names_the_exit(corpus_copy, fake):
+def test_crash_message_names_the_exit_and_the_last_words(corpus_copy, fake):
     loaded = _with_boom(corpus_copy)
     (result,) = pool.run_all(fake("crash"), loaded, selection.select(loaded, ["aa-boom"]), {}, timeout=5.0)
     assert "exit 3" in result.message
+    assert result.message.endswith("stderr: fake driver: falling over on boom")
+
+
+def test_a_driver_that_writes_to_stderr_without_end_costs_a_bounded_tail(corpus_copy, fake):
+    """Before, its stderr went to a temporary file that kept every byte until the case timed out
+    (gigabytes on the disk the harness's temporary files share)."""
+
+    class Watched(driver.ProcessDriver):
+        read = kept = 0
+
+        def _keep_stderr(self) -> int:
+            count = super()._keep_stderr()
+            self.read += count
+            self.kept = max(self.kept, len(self._stderr))
+            return count
+
+    loaded = _with_boom(corpus_copy)
+    proc = Watched(fake("chatter").split())
+    try:
+        (result,) = pool.run_all(fake("chatter"), loaded, selection.select(loaded, ["aa-boom"]), {}, timeout=3.0,
+                                 driver=proc)
+    finally:
+        proc.stop()
+    assert result.outcome == outcomes.TIMEOUT
+    assert "; stderr: " in result.message and "fake driver: still thinking\n" in result.message
+    assert proc.read > 4 * driver.STDERR_KEPT  # it did write far more than is kept ...
+    assert proc.kept == driver.STDERR_KEPT  # ... and only the last of it was kept
 
 
 def test_an_answer_that_never_ends_its_line_is_cut_off_and_named(corpus_copy, fake):

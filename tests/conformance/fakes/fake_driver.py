@@ -3,8 +3,10 @@
 It answers like the reference (it wraps the in-process reference backend) except where the
 directive says otherwise:
 
-- ``crash``: exits while answering the first recall whose query contains ``boom``;
+- ``crash``: exits while answering the first recall whose query contains ``boom``, its last
+  words on stderr;
 - ``hang``: never answers a recall whose query contains ``boom``;
+- ``chatter``: never answers such a recall, writing to stderr without end instead;
 - ``garbage``: answers a recall whose query contains ``boom`` with a line that is not JSON;
 - ``flood``: answers a recall whose query contains ``boom`` with bytes that never end their line;
 - ``deep``: answers a recall whose query contains ``boom`` with JSON nested 100,000 deep;
@@ -75,7 +77,13 @@ def main(directive: str) -> int:
         if cmd == "recall" and "no-env" in directives:
             message = {**message, "env": {}}
         if boom and directive == "crash":
+            sys.stderr.write("fake driver: falling over on boom\n")
+            sys.stderr.flush()
             os._exit(3)
+        if boom and directive == "chatter":
+            line = b"fake driver: still thinking\n" * 4096
+            while True:
+                sys.stderr.buffer.write(line)
         if boom and directive == "hang":
             while True:
                 time.sleep(60)
