@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
 CHUNK = 1 << 20
+# How long a hook's stdin that already holds one whole JSON object waits for its end (or for more
+# bytes, which would make it malformed): a writer that never closes the pipe is not waited for.
+SETTLE = 0.1
 
 # The limit of each reader of a file a person names, past which it is no such file.
 WITHHELD_LIST = 1 << 20  # TEAMAI_WITHHELD_FILE, codebase slugs (relations.visibility): past it, unreadable
@@ -37,6 +40,56 @@ def read(stream: IO[bytes] | IO[str] | Any, limit: int) -> bytes:
     return raw
 
 
+def payload(stream: IO[bytes] | IO[str] | Any, limit: int) -> bytes:
+    """At most ``limit`` bytes of a hook's stdin: up to its end, or up to one whole JSON object
+    followed by :data:`SETTLE` seconds of silence.
+
+    An agent that writes its payload and keeps the pipe open held the hook, and the tool call
+    waiting on it, for ever (or until the agent's own hook timeout killed it, with nothing
+    recorded). A whole object cannot be the start of a longer JSON text, so once one has arrived
+    and nothing follows, it is the payload. Where the stream has no descriptor to wait on (a
+    stream in memory) or the platform cannot wait on a pipe (Windows), it is read to its end."""
+    fd = _descriptor(stream)
+    if fd is None:
+        return read(stream, limit)
+    import os
+    import select
+
+    data = bytearray()
+    while True:
+        if data and not select.select([fd], [], [], 0)[0] and _whole_object(data) \
+                and not select.select([fd], [], [], SETTLE)[0]:
+            return bytes(data)
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+        if len(data) > limit:
+            raise TooLarge(limit)
+
+
+def _descriptor(stream: Any) -> int | None:
+    """The descriptor to wait on, where waiting on a pipe works (POSIX); None otherwise."""
+    import os
+
+    try:
+        return int(getattr(stream, "buffer", stream).fileno()) if os.name == "posix" else None
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+
+
+def _whole_object(data: bytearray) -> bool:
+    text = bytes(data).strip()
+    if not (text.startswith((b"{", b"\xef\xbb\xbf")) and text.endswith(b"}")):
+        return False  # the cheap test: most reads end mid-payload
+    from .state import jsontext
+
+    try:
+        return isinstance(jsontext.loads(text), dict)
+    except ValueError:
+        return False
+
+
 def read_file(path: str, limit: int) -> bytes:
     with open(path, "rb") as fh:
         return read(fh, limit)
@@ -50,11 +103,22 @@ def first_line(path: str, limit: int) -> bytes:
 
 def drain(stream: IO[bytes] | IO[str] | Any, limit: int) -> None:
     """Read and drop up to ``limit`` more bytes: a writer still writing a payload that was refused
-    does not then fail on a closed pipe, and one that never stops is left after ``limit``."""
+    does not then fail on a closed pipe, and one that never stops is left after ``limit``. Where
+    it can wait (:func:`payload`), it stops after :data:`SETTLE` seconds of silence too: a writer
+    that is done but keeps the pipe open."""
+    fd = _descriptor(stream)
     stream = getattr(stream, "buffer", stream)
     drained = 0
     while drained < limit:
-        chunk = stream.read(CHUNK)
+        if fd is None:
+            chunk = stream.read(CHUNK)
+        else:
+            import os
+            import select
+
+            if not select.select([fd], [], [], SETTLE)[0]:
+                return
+            chunk = os.read(fd, CHUNK)
         if not chunk:
             return
         drained += len(chunk)

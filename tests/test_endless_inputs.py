@@ -1,13 +1,17 @@
 """Inputs that never end: ``/dev/zero`` as a payload, a file named on the command line or in the
 environment. Each was read whole, so it took all the memory and ended in ``MemoryError`` (or held
-a hook for ever); each is now read up to its reader's limit (``reference/bounded.py``)."""
+a hook for ever); each is now read up to its reader's limit (``reference/bounded.py``). And a
+payload whose pipe its writer keeps open: whole, but never ended, it held the hook for ever."""
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -108,3 +112,121 @@ def test_the_harness_refuses_an_endless_file(tmp_path: Path, argv: list[str], co
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, preexec_fn=capped)
     assert res.returncode == code, res.stderr
     assert res.stderr.decode() == f"teamai-conformance: error: {said}\n"
+
+
+# A pipe its writer keeps open: the payload is whole, but its end never comes.
+
+
+def _open_pipe(*pieces: bytes, pause: float = 0.0) -> tuple[int, threading.Thread, list[int]]:
+    """A pipe's reading end; a thread writes ``pieces`` into it (``pause`` seconds apart) and keeps
+    the writing end open until the test closes it (the returned list's descriptor)."""
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        for n, piece in enumerate(pieces):
+            if n:
+                time.sleep(pause)
+            os.write(write_end, piece)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return read_end, writer, [write_end]
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+def test_a_whole_object_is_the_payload_though_its_pipe_stays_open() -> None:
+    read_end, writer, keep = _open_pipe(b'{"tool_name": "Read",', b' "n": 1}\n', pause=3 * bounded.SETTLE)
+    try:
+        with os.fdopen(read_end, "rb", buffering=0) as stream:
+            # the first piece ends with a pause longer than SETTLE, but it is no whole object yet
+            assert bounded.payload(stream, 1 << 20) == b'{"tool_name": "Read", "n": 1}\n'
+        writer.join()
+    finally:
+        _close(keep)
+
+
+@pytest.mark.parametrize("pieces", [(b'{"a": 1}', b" trailing words"), (b"[1, 2]", b""), (b"{}", b"{}")])
+def test_what_follows_soon_is_read_too_and_a_closed_pipe_ends_the_read(pieces: tuple[bytes, ...]) -> None:
+    """Only a whole object followed by silence ends the read early: bytes after it (the payload is
+    then malformed, as before) and a JSON text that is no object are read to the pipe's end."""
+    read_end, writer, keep = _open_pipe(*pieces)
+    writer.join()
+    _close(keep)
+    with os.fdopen(read_end, "rb", buffering=0) as stream:
+        assert bounded.payload(stream, 1 << 20) == b"".join(pieces)
+
+
+@given(st.binary(max_size=4096), st.integers(min_value=0, max_value=4096))
+def test_payload_of_a_closed_pipe_is_read_of_it(data: bytes, limit: int) -> None:
+    read_end, write_end = os.pipe()
+    os.write(write_end, data)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb", buffering=0) as stream:
+        if len(data) <= limit:
+            assert bounded.payload(stream, limit) == data
+        else:
+            with pytest.raises(bounded.TooLarge):
+                bounded.payload(stream, limit)
+
+
+def test_drain_stops_when_a_writer_falls_silent_with_its_pipe_open() -> None:
+    read_end, writer, keep = _open_pipe(b"x" * 5000)
+    writer.join()
+    with os.fdopen(read_end, "rb", buffering=0) as stream:
+        draining = threading.Thread(target=bounded.drain, args=(stream, 1 << 20), daemon=True)
+        draining.start()
+        draining.join(timeout=30)  # before, the read blocked for ever
+        stuck = draining.is_alive()
+        _close(keep)  # the pipe's end frees a reader still waiting on it
+        draining.join()
+    assert not stuck, "drain waited for the end of a pipe its writer kept open"
+
+
+def _left_open(argv: list[str], env: dict[str, str], payload: bytes) -> tuple[int, bytes]:
+    """Run ``argv`` with ``payload`` on a stdin that stays open; its exit code and stdout."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(payload)
+    proc.stdin.flush()
+    try:
+        code = proc.wait(timeout=60)  # only guards the suite: before, the wait never ended
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("the process waited for the end of a pipe its writer kept open")
+    finally:
+        proc.stdin.close()
+    out = proc.stdout.read()
+    proc.stdout.close()
+    assert proc.stderr is not None
+    proc.stderr.close()
+    return code, out
+
+
+def _read_payload(team: Path) -> bytes:
+    doc = team / "learnings" / "redis-timeout.md"
+    return json.dumps({"session_id": "ses-open-pipe", "hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "tool_input": {"file_path": str(doc)}, "tool_response": {"type": "text"},
+                       "cwd": str(team)}).encode()
+
+
+def test_the_hook_records_a_payload_whose_pipe_its_agent_keeps_open(cli, home: Path, team: Path) -> None:  # type: ignore[no-untyped-def]
+    argv = [sys.executable, "-I", "-S", str(ROOT / "reference" / "hook" / "fast.py"), "post-tool-use", "--tool", "claude"]
+    code, out = _left_open(argv, cli.env, _read_payload(team))
+    assert (code, out) == (0, b"")
+    lines = [json.loads(line) for p in home.rglob("recall-log.jsonl") for line in p.read_text().splitlines()]
+    assert [(x["kind"], x["session"]) for x in lines] == [("evidence", "ses-open-pipe")]
+
+
+def test_capture_passes_on_a_payload_whose_pipe_its_agent_keeps_open(cli, team: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    payload = _read_payload(team)
+    argv = [sys.executable, "-m", "reference", "capture", "post-tool-use", "--tool", "claude", "--out",
+            str(tmp_path / "caps"), "--", "cat"]
+    code, out = _left_open(argv, cli.env, payload)
+    assert (code, out) == (0, payload)  # the inner hook got the payload, and its end
+    assert [p.name for p in (tmp_path / "caps").iterdir()]

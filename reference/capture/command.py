@@ -94,7 +94,7 @@ def _read_all(stdin: Any) -> bytes | None:
     from ..hook import dispatch
 
     try:
-        return bounded.read(stdin, dispatch.MAX_PAYLOAD + dispatch.MAX_DRAIN)
+        return bounded.payload(stdin, dispatch.MAX_PAYLOAD + dispatch.MAX_DRAIN)
     except bounded.TooLarge:
         return None
 

@@ -165,7 +165,7 @@ def _read(stdin: IO[bytes] | IO[str]) -> bytes | None:
     """Up to MAX_PAYLOAD bytes of stdin (the rest, up to MAX_DRAIN, is drained and dropped); None
     when larger."""
     try:
-        return bounded.read(stdin, MAX_PAYLOAD)
+        return bounded.payload(stdin, MAX_PAYLOAD)
     except bounded.TooLarge:
         bounded.drain(stdin, MAX_DRAIN)
         return None
