@@ -42,7 +42,8 @@ session's later claim is later by ``ts`` and settles nothing); a child session's
 before the child works. A first claim or a link written after a Stop has credited reads it would
 move does not take those credits back; reads still pending are judged by the new settlement.
 OpenCode's bridge links a task's child session when the task has finished, after the child's Stops
-credited its reads as a root of its own; a credit covers the root its session has *now*, so the
+credited its reads as a root of its own (the recall subagent's own reads never: ``settle`` knows
+its session without the link); a credit covers the root its session has *now*, so the
 parent's later reads of that doc within 24 h are covered and the root earns one upvote
 (``tests/sessions/test_session_invariants.py``). What this cannot mend is a root and its child each
 crediting a doc at Stops that came before the link between them: nothing tied the two credits when

@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from ..team.config import Scope
     from .logread import Maker, Record
 
-VERSION = 3  # 3: digests of the covered log and of its own parts; an unclaimed recall subagent run names no maker in a root session
+VERSION = 4  # 3: digests of the covered log and of its own parts; 4: an unclaimed recall subagent run of OpenCode names its session's anonymous actor, linked or not
 HEAD = 1024  # bytes of the header line, padding and newline included
 SLACK = 3600 * 1_000_000  # microseconds a line may be older than the newest one without a full read
 COMPACT_AFTER = 3600 * 1_000_000  # kept lines are worked out again when the horizon would move on this much

@@ -16,10 +16,13 @@
   - never claimed (settled by its environment): the session plus the ``agent_id`` the run line's
     ``actor`` names (recall's own environment told it, as Codex's thread id does). When the run
     line names none, the maker is the session's anonymous actor only when that session is a child
-    session (linked under a parent, as OpenCode's task runs the subagent in a session of its own):
-    that actor is the subagent. In a root session the anonymous actor is the main agent, whose
-    reads the spec says count, so nobody is the maker: the reducer does not know which actor ran
-    it (a named decision, clause REF-MAKER-UNCLAIMED).
+    session (linked under a parent), or when the run's agent runs every subagent in a session of
+    its own (:data:`OWN_SESSION_SUBAGENTS`: OpenCode's task): that actor is the subagent. OpenCode
+    links the task's session to its parent only when the task has finished, after the subagent's
+    reads and its Stops; waiting for the link, its own reads were credited as a root's. In any
+    other root session the anonymous actor is the main agent, whose reads the spec says count, so
+    nobody is the maker: the reducer does not know which actor ran it (a named decision, clause
+    REF-MAKER-UNCLAIMED).
   The maker's reads from the run's ``ts`` on are kept out (``join.matches``); its reads before it
   ran the recall are its own business and count like anyone's, so a marked run never takes back a
   credit already given, and the votes do not depend on when the reducer ran.
@@ -39,6 +42,10 @@ if TYPE_CHECKING:
     ClaimOrder = tuple[int, str, str, bool, str, str]
 
 RECALL_SUBAGENT = "teamai-recall"
+# Agents whose subagents each run in a session of their own (OpenCode's task tool), as recall's
+# environment names them (``recall/session_env.py``): there, a session that ran a marked run
+# nobody claimed is the subagent's, whether its link to the parent has come yet or not.
+OWN_SESSION_SUBAGENTS = frozenset({"opencode"})
 
 
 class Run:
@@ -96,7 +103,7 @@ def settled_by(rec: Record, claim: Record | None,
     if claim is not None:
         return session, (session, agent_id(actor))
     known = agent_id(rec.get("actor"))  # what recall's environment told it, if anything
-    if known is not None or (child is not None and child(session)):
+    if known is not None or rec.get("agent") in OWN_SESSION_SUBAGENTS or (child is not None and child(session)):
         return session, (session, known)
     return session, None
 

@@ -32,6 +32,11 @@ SESSION_ENV = {"claude": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID", 
                "copilot": "COPILOT_AGENT_SESSION_ID", "codebuddy": "CODEBUDDY_SESSION_ID",
                "opencode": "TEAMAI_AGENT_SESSION_ID", "pi": "PI_SESSION_ID"}
 
+# Hosts that run each subagent in a session of its own (OpenCode's task), linked to its parent only
+# when it has finished: a marked run nobody claimed there is the subagent's, linked or not yet
+# (the decision REF-MAKER-UNCLAIMED).
+OWN_SESSION_SUBAGENTS = ("opencode",)
+
 # Hosts whose hooks name the subagent a call comes from (agent_id, agent_type).
 SUBAGENT_IDS = ("claude", "codex", "qoder", "omp")
 # Hosts with a SubagentStop event in the corpus.

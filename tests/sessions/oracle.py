@@ -79,9 +79,12 @@ def expected(plan: Plan, outputs: dict[str, str]) -> Expected:
         settled = first.session.sid if first else (recall.session.sid if recall.env == "own" else None)
         marked = recall.caller or bool(first and first.actor and first.actor[1] == agents.RECALL_SUBAGENT)
         # claimed: the claim's actor; never claimed (these recalls name no agent id): the anonymous
-        # actor of a child session, and nobody in a root session, whose anonymous actor is the main agent
+        # actor of a child session or of any session of a host that runs subagents in sessions of
+        # their own, and nobody in another root session, whose anonymous actor is the main agent
+        own_session = plan.root(settled) != settled or recall.session.agent in agents.OWN_SESSION_SUBAGENTS \
+            if settled else False
         maker = ((settled, first.actor[0] if first.actor else None) if first
-                 else (settled, None) if plan.root(settled) != settled else None) if marked and settled else None
+                 else (settled, None) if own_session else None) if marked and settled else None
         printed = printed_tokens(outputs.get(recall.name, ""))
         eligible = {tok: assets[tok].key for tok in printed if assets[tok].eligible}
         runs.append(Run(recall, settled, maker, printed, eligible))

@@ -31,7 +31,11 @@ REACHED = {
     "other subagent's read counts": 0.02, "interleaved sessions": 0.15, "linked child session": 0.08,
     "child session's read counts for its root": 0.04, "failed call or uncounted form": 0.08,
     "read after the 24 h window": 0.1, "credit on a run's last second": 0.05,
-    **{f"reduced by {s}": 0.15 for s in SCHEDULES},
+    # Hypothesis does not draw the schedules evenly (its targeting favours the Stop after every
+    # event): on 600 fresh examples one run gave 72%, 17% and 10%, and with the rarest near 10% a
+    # floor of 15% fails about half the fresh runs for no change (it failed one of the first two).
+    # A floor under the rarest share still says when a schedule stops being reached.
+    **{f"reduced by {s}": 0.08 for s in SCHEDULES},
 }
 
 
