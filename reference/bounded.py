@@ -57,8 +57,9 @@ def payload(stream: IO[bytes] | IO[str] | Any, limit: int) -> bytes:
 
     data = bytearray()
     while True:
-        if data and not select.select([fd], [], [], 0)[0] and _whole_object(data) \
-                and not select.select([fd], [], [], SETTLE)[0]:
+        # The JSON is decoded here only when the writer has fallen silent with the pipe open: in
+        # the usual case its end comes within SETTLE and the payload is decoded once, by the hook.
+        if _may_be_object(data) and not select.select([fd], [], [], SETTLE)[0] and _whole_object(data):
             return bytes(data)
         chunk = os.read(fd, CHUNK)
         if not chunk:
@@ -78,14 +79,17 @@ def _descriptor(stream: Any) -> int | None:
         return None
 
 
+def _may_be_object(data: bytearray) -> bool:
+    """The cheap test: what has come so far starts and ends as a JSON object does."""
+    text = data.strip()
+    return text.startswith((b"{", b"\xef\xbb\xbf")) and text.endswith(b"}")
+
+
 def _whole_object(data: bytearray) -> bool:
-    text = bytes(data).strip()
-    if not (text.startswith((b"{", b"\xef\xbb\xbf")) and text.endswith(b"}")):
-        return False  # the cheap test: most reads end mid-payload
     from .state import jsontext
 
     try:
-        return isinstance(jsontext.loads(text), dict)
+        return isinstance(jsontext.loads(bytes(data)), dict)
     except ValueError:
         return False
 
@@ -106,6 +110,9 @@ def drain(stream: IO[bytes] | IO[str] | Any, limit: int) -> None:
     does not then fail on a closed pipe, and one that never stops is left after ``limit``. Where
     it can wait (:func:`payload`), it stops after :data:`SETTLE` seconds of silence too: a writer
     that is done but keeps the pipe open."""
+    import os
+    import select
+
     fd = _descriptor(stream)
     stream = getattr(stream, "buffer", stream)
     drained = 0
@@ -113,9 +120,6 @@ def drain(stream: IO[bytes] | IO[str] | Any, limit: int) -> None:
         if fd is None:
             chunk = stream.read(CHUNK)
         else:
-            import os
-            import select
-
             if not select.select([fd], [], [], SETTLE)[0]:
                 return
             chunk = os.read(fd, CHUNK)

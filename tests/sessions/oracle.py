@@ -81,8 +81,8 @@ def expected(plan: Plan, outputs: dict[str, str]) -> Expected:
         # claimed: the claim's actor; never claimed (these recalls name no agent id): the anonymous
         # actor of a child session or of any session of a host that runs subagents in sessions of
         # their own, and nobody in another root session, whose anonymous actor is the main agent
-        own_session = plan.root(settled) != settled or recall.session.agent in agents.OWN_SESSION_SUBAGENTS \
-            if settled else False
+        own_session = settled is not None and (plan.root(settled) != settled
+                                               or recall.session.agent in agents.OWN_SESSION_SUBAGENTS)
         maker = ((settled, first.actor[0] if first.actor else None) if first
                  else (settled, None) if own_session else None) if marked and settled else None
         printed = printed_tokens(outputs.get(recall.name, ""))
